@@ -1,0 +1,74 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Doc } from '../doc/document.js';
+import { Ledger } from '../core/ledger.js';
+import { defaultContext, type Stage, type StageContext } from '../core/stage.js';
+import { readDocsJsonl, writeDocsJsonl } from '../io/jsonl.js';
+import { expandInputs, isJsonl } from '../io/inputs.js';
+
+/** Option parsers that reject bad values with a message naming the option. */
+export function intOption(name: string, min = 0) {
+  return (v: string): number => {
+    const n = Number(v.replace(/_/g, ''));
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${v}"`);
+    return n;
+  };
+}
+
+export function floatOption(name: string, min = 0, max = Infinity) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number in [${min}, ${max}], got "${v}"`);
+    return n;
+  };
+}
+
+/** Runs a command body, turning thrown errors into one clear line and exit code 1. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
+  return async (...args: A): Promise<void> => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      process.stderr.write(`midpack: error: ${msg}\n`);
+      if (process.env.MIDPACK_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+/** Reads every JSONL document of the given inputs (files or folders), in sorted file order. */
+export async function* readDocInputs(inputs: string[], ledger: Ledger): AsyncIterable<Doc> {
+  for (const file of expandInputs(inputs, isJsonl)) yield* readDocsJsonl(file, ledger);
+}
+
+/** Prints the ledger as a short summary on stderr. */
+export function printLedger(ledger: Ledger, what = 'records'): void {
+  const j = ledger.toJSON();
+  const lines = [`${what}: ${j.records_in} in, ${j.records_out} out`];
+  for (const [reason, n] of Object.entries(j.dropped)) lines.push(`  dropped ${reason}: ${n}`);
+  for (const [k, n] of Object.entries(j.produced)) lines.push(`  ${k}: ${n}`);
+  if (!ledger.balanced()) lines.push('  WARNING: the ledger does not balance');
+  process.stderr.write(lines.join('\n') + '\n');
+}
+
+/**
+ * The common shape of a JSONL-to-JSONL stage command: read inputs, run the stage,
+ * write `--out`, print the accounting. `source` lets a stage read its own input kinds.
+ */
+export async function runStage(
+  opts: { out: string; seed?: number; quiet?: boolean },
+  stage: Stage,
+  source: (ctx: StageContext) => AsyncIterable<Doc>,
+): Promise<Ledger> {
+  const ctx = defaultContext({ seed: opts.seed ?? 0 });
+  const written = await writeDocsJsonl(opts.out, stage(source(ctx), ctx));
+  if (!opts.quiet) {
+    printLedger(ctx.ledger);
+    process.stderr.write(`wrote ${written} documents to ${opts.out}\n`);
+  }
+  return ctx.ledger;
+}
+
+export function addSeedOption(cmd: Command): Command {
+  return cmd.option('--seed <n>', 'seed for every random choice (ids and choices derive from it and the document)', intOption('--seed'), 0);
+}

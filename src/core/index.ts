@@ -1,0 +1,3 @@
+export * from './ledger.js';
+export * from './random.js';
+export * from './stage.js';

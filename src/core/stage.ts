@@ -1,0 +1,36 @@
+import type { Doc } from '../doc/document.js';
+import { Ledger } from './ledger.js';
+
+/**
+ * A stage is a transform over a stream of documents (datatrove's pipeline step):
+ * it pulls from its input as it goes, so a run holds a bounded window in memory.
+ */
+export interface StageContext {
+  ledger: Ledger;
+  seed: number;
+  /** Where a stage may keep caches and spill files. */
+  workDir?: string;
+  /** Progress and warnings go here (stderr in the CLI), never to the data stream. */
+  log: (message: string) => void;
+}
+
+export type Stage = (docs: AsyncIterable<Doc>, ctx: StageContext) => AsyncIterable<Doc>;
+
+/** Composes stages left to right. */
+export function pipeline(...stages: Stage[]): Stage {
+  return (docs, ctx) => stages.reduce<AsyncIterable<Doc>>((acc, s) => s(acc, ctx), docs);
+}
+
+export function defaultContext(overrides: Partial<StageContext> = {}): StageContext {
+  return { ledger: new Ledger(), seed: 0, log: (m) => process.stderr.write(m + '\n'), ...overrides };
+}
+
+export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+export async function* fromArray<T>(xs: Iterable<T>): AsyncIterable<T> {
+  for (const x of xs) yield x;
+}

@@ -1,0 +1,3 @@
+export * from './document.js';
+export * from './text-builder.js';
+export * from './specials.js';

@@ -1,0 +1,3 @@
+export * from './lines.js';
+export * from './jsonl.js';
+export * from './inputs.js';

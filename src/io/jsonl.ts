@@ -1,0 +1,114 @@
+import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { createGzip } from 'node:zlib';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { openBytes, readLines } from './lines.js';
+import { docToJson, toDoc, RecordError, type Doc } from '../doc/document.js';
+import type { Ledger } from '../core/ledger.js';
+
+export interface JsonRecord {
+  file: string;
+  lineNo: number;
+  value: unknown;
+}
+
+/**
+ * Reads JSONL (plain, .gz, .zst). Blank lines are skipped; a line that is not valid JSON,
+ * not UTF-8 or too long is counted in the ledger with a message naming file and line.
+ */
+export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number): AsyncIterable<JsonRecord> {
+  for await (const line of readLines(openBytes(file), maxLineBytes)) {
+    if (line.text !== null && line.text.trim() === '') continue;
+    ledger.input();
+    if (line.text === null) {
+      ledger.drop(line.error!, `${file}:${line.lineNo}: ${line.error === 'invalid_utf8' ? 'line is not valid UTF-8' : `line of ${line.bytes} bytes is over the limit`}`);
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch (e) {
+      ledger.drop('malformed_json', `${file}:${line.lineNo}: ${(e as Error).message}`);
+      continue;
+    }
+    yield { file, lineNo: line.lineNo, value };
+  }
+}
+
+/** Reads JSONL documents; records that are not documents are counted by reason. */
+export async function* readDocsJsonl(file: string, ledger: Ledger): AsyncIterable<Doc> {
+  for await (const rec of readJsonl(file, ledger)) {
+    try {
+      yield toDoc(rec.value, `${file}:${rec.lineNo}`, file);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      ledger.drop(e.reason, `${file}:${rec.lineNo}: ${e.message}`);
+    }
+  }
+}
+
+/**
+ * Writes lines to a file atomically: to a temporary name, renamed into place on close(),
+ * so a killed run never leaves a half-written file under the final name. '-' is stdout.
+ */
+export class AtomicLineWriter {
+  private out: Writable;
+  private file: WriteStream | undefined;
+  private readonly tmp: string;
+
+  constructor(readonly path: string) {
+    this.tmp = `${path}.tmp-${process.pid}`;
+    if (path === '-') {
+      this.out = process.stdout;
+      return;
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    this.file = createWriteStream(this.tmp);
+    if (path.endsWith('.gz')) {
+      const gz = createGzip();
+      gz.pipe(this.file);
+      this.out = gz;
+    } else if (path.endsWith('.zst') || path.endsWith('.zstd')) {
+      throw new Error(`${path}: writing zstd is not supported; use .jsonl or .jsonl.gz`);
+    } else {
+      this.out = this.file;
+    }
+  }
+
+  /** Writes one line (a newline is added); waits for the stream to drain when it must. */
+  async write(line: string): Promise<void> {
+    if (!this.out.write(line + '\n')) await once(this.out, 'drain');
+  }
+
+  async close(): Promise<void> {
+    if (!this.file) return;
+    this.out.end();
+    await once(this.file, 'close');
+    renameSync(this.tmp, this.path);
+  }
+
+  /** Gives up: the temporary file is removed, nothing appears under the final name. */
+  abort(): void {
+    if (!this.file) return;
+    this.file.destroy();
+    rmSync(this.tmp, { force: true });
+  }
+}
+
+/** Writes a document stream as JSONL; returns how many were written. */
+export async function writeDocsJsonl(path: string, docs: AsyncIterable<Doc>): Promise<number> {
+  const w = new AtomicLineWriter(path);
+  let n = 0;
+  try {
+    for await (const d of docs) {
+      await w.write(docToJson(d));
+      n++;
+    }
+  } catch (e) {
+    w.abort();
+    throw e;
+  }
+  await w.close();
+  return n;
+}
