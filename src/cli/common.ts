@@ -1,3 +1,4 @@
+import { writeFileSync, renameSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
@@ -56,17 +57,27 @@ export function printLedger(ledger: Ledger, what = 'records'): void {
  * write `--out`, print the accounting. `source` lets a stage read its own input kinds.
  */
 export async function runStage(
-  opts: { out: string; seed?: number; quiet?: boolean },
+  name: string,
+  opts: { out: string; seed?: number; quiet?: boolean; [k: string]: unknown },
   stage: Stage,
   source: (ctx: StageContext) => AsyncIterable<Doc>,
-): Promise<Ledger> {
+): Promise<StageContext> {
   const ctx = defaultContext({ seed: opts.seed ?? 0 });
+  ctx.ledger.onDrop = opts.quiet ? undefined : (_reason, message) => process.stderr.write(`midpack: ${name}: ${message}\n`);
   const written = await writeDocsJsonl(opts.out, stage(source(ctx), ctx));
+  if (opts.out !== '-') writeStageManifest(`${opts.out}.manifest.json`, name, opts, ctx);
   if (!opts.quiet) {
     printLedger(ctx.ledger);
     process.stderr.write(`wrote ${written} documents to ${opts.out}\n`);
   }
-  return ctx.ledger;
+  return ctx;
+}
+
+/** A stage run standalone leaves its accounting beside its output: OUT.manifest.json. */
+export function writeStageManifest(path: string, stage: string, options: Record<string, unknown>, ctx: StageContext): void {
+  const body = { stage, options, ledger: ctx.ledger.toJSON(), stats: ctx.stats };
+  writeFileSync(`${path}.tmp-${process.pid}`, JSON.stringify(body, null, 2) + '\n');
+  renameSync(`${path}.tmp-${process.pid}`, path);
 }
 
 export function addSeedOption(cmd: Command): Command {

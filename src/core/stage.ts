@@ -12,6 +12,8 @@ export interface StageContext {
   workDir?: string;
   /** Progress and warnings go here (stderr in the CLI), never to the data stream. */
   log: (message: string) => void;
+  /** Figures a stage reports (LLM requests, cache hits, documents by ordering...): JSON values only. */
+  stats: Record<string, unknown>;
 }
 
 export type Stage = (docs: AsyncIterable<Doc>, ctx: StageContext) => AsyncIterable<Doc>;
@@ -22,7 +24,7 @@ export function pipeline(...stages: Stage[]): Stage {
 }
 
 export function defaultContext(overrides: Partial<StageContext> = {}): StageContext {
-  return { ledger: new Ledger(), seed: 0, log: (m) => process.stderr.write(m + '\n'), ...overrides };
+  return { ledger: new Ledger(), seed: 0, log: (m) => process.stderr.write(m + '\n'), stats: {}, ...overrides };
 }
 
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
