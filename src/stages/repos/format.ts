@@ -1,0 +1,63 @@
+import { SPECIAL } from '../../doc/specials.js';
+import { TextBuilder } from '../../doc/text-builder.js';
+import type { Doc, Span } from '../../doc/document.js';
+
+/**
+ * The Qwen2.5-Coder repository format, exactly:
+ *
+ *   <|repo_name|>{repo}\n<|file_sep|>{path}\n{content}\n<|file_sep|>{path}\n{content}...
+ *
+ * `boundaries` are the character offsets of each `<|file_sep|>`: the places where the
+ * `boundary` overlong policy may cut, repeating the header (the text before the first
+ * boundary, `<|repo_name|>{repo}\n`) at the top of each chunk.
+ */
+export interface RepoFile {
+  path: string;
+  content: string;
+}
+
+export interface FormattedRepo {
+  text: string;
+  special_spans: Span[];
+  boundaries: number[];
+}
+
+export function formatRepoDocument(repo: string, files: readonly RepoFile[]): FormattedRepo {
+  const b = new TextBuilder().special(SPECIAL.repoName).text(`${repo}\n`);
+  const boundaries: number[] = [];
+  files.forEach((f, i) => {
+    if (i > 0) b.text('\n');
+    boundaries.push(b.offset);
+    b.special(SPECIAL.fileSep).text(`${f.path}\n${f.content}`);
+  });
+  const { text, special_spans } = b.build();
+  return { text, special_spans, boundaries };
+}
+
+/**
+ * Parses a repository document back into files. It trusts only the document's
+ * `special_spans`, so a `<|file_sep|>` string inside a file's content stays content.
+ */
+export function parseRepoDocument(doc: Pick<Doc, 'text' | 'special_spans'>): { repo: string; files: RepoFile[] } {
+  const { text } = doc;
+  const spans = doc.special_spans ?? [];
+  const first = spans[0];
+  if (!first || text.slice(first[0], first[1]) !== SPECIAL.repoName || first[0] !== 0) {
+    throw new Error('not a repository document: it does not start with a <|repo_name|> special token');
+  }
+  const seps = spans.filter(([a, z]) => text.slice(a, z) === SPECIAL.fileSep);
+  const headerEnd = seps.length ? seps[0]![0] : text.length;
+  const repoLine = text.slice(first[1], headerEnd);
+  const repo = repoLine.endsWith('\n') ? repoLine.slice(0, -1) : repoLine;
+  const files: RepoFile[] = [];
+  seps.forEach(([, z], i) => {
+    const next = seps[i + 1];
+    // Every file but the last is followed by the '\n' that precedes the next <|file_sep|>.
+    const end = next ? next[0] - 1 : text.length;
+    const body = text.slice(z, end);
+    const nl = body.indexOf('\n');
+    if (nl < 0) throw new Error(`file ${i} of repository ${repo} has no path line`);
+    files.push({ path: body.slice(0, nl), content: body.slice(nl + 1) });
+  });
+  return { repo, files };
+}
