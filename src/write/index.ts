@@ -1,1 +1,3 @@
-export {};
+export * from './bin.js';
+export * from './files.js';
+export * from './arrow-shards.js';

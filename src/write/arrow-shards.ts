@@ -1,0 +1,389 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  Field,
+  Int32,
+  List,
+  makeData,
+  RecordBatch,
+  RecordBatchStreamWriter,
+  Schema,
+  Struct,
+  Uint8,
+  Utf8,
+  type Data,
+  type DataType,
+} from 'apache-arrow';
+import { checkBin, type PackedBin } from './bin.js';
+import { AtomicFile, GrowInt32, GrowUint8, sha256File, writeFileAtomic } from './files.js';
+
+/**
+ * Arrow IPC *stream* shards, one row per packed bin, laid out as Hugging Face `datasets`
+ * writes them (`save_to_disk`), so `load_from_disk(OUT/shards)` and `Dataset.from_file`
+ * open them, and pyarrow and polars read them:
+ *
+ *   shards/part-00000.arrow ...  schema message, record batches, end-of-stream marker
+ *   shards/state.json            _data_files, a content fingerprint, the format fields
+ *   shards/dataset_info.json     the declared features, matching the Arrow types exactly
+ */
+
+/** The list columns and the types of their elements, in column order. */
+const COLUMNS = [
+  ['input_ids', 'int32'],
+  ['loss_mask', 'uint8'],
+  ['doc_lens', 'int32'],
+  ['doc_ids', 'string'],
+  ['doc_kinds', 'string'],
+  ['doc_offsets', 'int32'],
+] as const;
+
+type ValueDtype = (typeof COLUMNS)[number][1];
+
+/**
+ * The declared features, as `datasets` serialises them. `Sequence` (rather than `List`,
+ * which only datasets >= 4 knows) is read by every datasets version; both mean list<item>.
+ */
+export function shardFeatures(): Record<string, unknown> {
+  return Object.fromEntries(COLUMNS.map(([name, dtype]) => [name, { feature: { dtype, _type: 'Value' }, _type: 'Sequence' }]));
+}
+
+function arrowType(dtype: ValueDtype): DataType {
+  return dtype === 'int32' ? new Int32() : dtype === 'uint8' ? new Uint8() : new Utf8();
+}
+
+/**
+ * The one Schema every batch uses (a batch whose schema differs, even in nullability,
+ * makes the Arrow writer close). Nullable fields and an `item` child, as pyarrow and
+ * datasets make them; the `huggingface` metadata lets `Dataset.from_file` on a single
+ * shard recover the features too.
+ */
+export function shardSchema(): Schema {
+  const fields = COLUMNS.map(([name, dtype]) => new Field(name, new List(new Field('item', arrowType(dtype), true)), true));
+  const metadata = new Map([['huggingface', JSON.stringify({ info: { features: shardFeatures() } })]]);
+  return new Schema(fields, metadata);
+}
+
+export interface ArrowShardWriterOptions {
+  /** Output folder (OUT/shards). */
+  dir: string;
+  /** Tokens per bin (L). */
+  seqLen: number;
+  /** Rows per shard file (default 256: about 320 MB at L = 262,144). */
+  rowsPerShard?: number;
+  /** Rows per record batch (default 8); bounds the writer's memory to about batchRows × L × 10 bytes. */
+  batchRows?: number;
+  /**
+   * Resume: shards 0 .. startShard-1 are complete on disk from an earlier run (renamed, so
+   * whole) and are reused as they are. The caller feeds every bin again, in the same
+   * deterministic order; the writer skips the rows that belong to those shards.
+   */
+  startShard?: number;
+}
+
+export interface ShardInfo {
+  filename: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  /** True when this shard was reused from an earlier run (resume). */
+  reused: boolean;
+}
+
+export interface ShardsResult {
+  dir: string;
+  shards: ShardInfo[];
+  rows: number;
+  fingerprint: string;
+}
+
+export function shardFilename(index: number): string {
+  return `part-${String(index).padStart(5, '0')}.arrow`;
+}
+
+const SHARD_NAME = /^part-(\d{5,})\.arrow$/;
+const END_OF_STREAM = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+
+/**
+ * How many shards a killed run completed: the consecutive part-NNNNN.arrow files from 0
+ * (partial shards never carry the final name). Pass it as `startShard` to resume.
+ */
+export function completedShards(dir: string): number {
+  let n = 0;
+  while (existsSync(join(dir, shardFilename(n)))) n++;
+  return n;
+}
+
+/** Utf8 list column being filled: one byte buffer and string offsets. */
+class StringColumn {
+  readonly bytes = new GrowUint8();
+  readonly offsets = new GrowInt32();
+  private readonly encoder = new TextEncoder();
+
+  constructor() {
+    this.offsets.pushOne(0);
+  }
+
+  push(s: string): void {
+    this.bytes.reserve(s.length * 3);
+    const { written } = this.encoder.encodeInto(s, this.bytes.spare());
+    this.bytes.length += written;
+    this.offsets.pushOne(this.bytes.length);
+  }
+
+  clear(): void {
+    this.bytes.clear();
+    this.offsets.clear();
+    this.offsets.pushOne(0);
+  }
+}
+
+/** One record batch being filled; its buffers are reused from batch to batch. */
+class BatchBuffers {
+  rows = 0;
+  readonly inputIds: Int32Array;
+  readonly lossMask: Uint8Array;
+  /** Offsets of the fixed-length token lists: row i starts at i × L. */
+  readonly tokenOffsets: Int32Array;
+  /** Offsets of the per-unit lists (doc_lens, doc_ids, ...): where each row's units start. */
+  readonly unitOffsets: Int32Array;
+  readonly docLens = new GrowInt32();
+  readonly docOffsets = new GrowInt32();
+  readonly docIds = new StringColumn();
+  readonly docKinds = new StringColumn();
+
+  constructor(
+    readonly capacity: number,
+    readonly seqLen: number,
+  ) {
+    this.inputIds = new Int32Array(capacity * seqLen);
+    this.lossMask = new Uint8Array(capacity * seqLen);
+    this.tokenOffsets = Int32Array.from({ length: capacity + 1 }, (_, i) => i * seqLen);
+    this.unitOffsets = new Int32Array(capacity + 1);
+  }
+
+  add(bin: PackedBin): void {
+    const r = this.rows++;
+    this.inputIds.set(bin.inputIds, r * this.seqLen);
+    this.lossMask.set(bin.lossMask, r * this.seqLen);
+    const units = bin.docLens.length;
+    this.docLens.push(bin.docLens);
+    if (bin.docOffsets) this.docOffsets.push(bin.docOffsets);
+    else this.docOffsets.push(new Int32Array(units));
+    for (let i = 0; i < units; i++) {
+      this.docIds.push(bin.docIds[i]!);
+      this.docKinds.push(bin.docKinds?.[i] ?? '');
+    }
+    this.unitOffsets[r + 1] = this.unitOffsets[r]! + units;
+  }
+
+  clear(): void {
+    this.rows = 0;
+    this.docLens.clear();
+    this.docOffsets.clear();
+    this.docIds.clear();
+    this.docKinds.clear();
+  }
+
+  /** The batch as Arrow data over views of these buffers: no per-element work. */
+  toRecordBatch(schema: Schema): RecordBatch {
+    const rows = this.rows;
+    const units = this.unitOffsets[rows]!;
+    const tokens = rows * this.seqLen;
+    const childType = (i: number) => (schema.fields[i]!.type as List).valueType;
+    const list = (i: number, valueOffsets: Int32Array, child: Data) =>
+      makeData({ type: schema.fields[i]!.type as List, length: rows, nullCount: 0, valueOffsets: valueOffsets.subarray(0, rows + 1), child });
+    const ints = (i: number, data: Int32Array | Uint8Array, length: number) =>
+      makeData({ type: childType(i) as Int32, length, nullCount: 0, data: data.subarray(0, length) as Int32Array });
+    const strings = (i: number, col: StringColumn) =>
+      makeData({ type: childType(i) as Utf8, length: units, nullCount: 0, valueOffsets: col.offsets.view(), data: col.bytes.view() });
+    const children = [
+      list(0, this.tokenOffsets, ints(0, this.inputIds, tokens)),
+      list(1, this.tokenOffsets, ints(1, this.lossMask, tokens)),
+      list(2, this.unitOffsets, ints(2, this.docLens.view(), units)),
+      list(3, this.unitOffsets, strings(3, this.docIds)),
+      list(4, this.unitOffsets, strings(4, this.docKinds)),
+      list(5, this.unitOffsets, ints(5, this.docOffsets.view(), units)),
+    ];
+    const struct = makeData({ type: new Struct(schema.fields), length: rows, nullCount: 0, children });
+    return new RecordBatch(schema, struct);
+  }
+}
+
+/**
+ * Encodes record batches as IPC stream messages with apache-arrow's own writer. Each batch
+ * is encoded alone (schema, batch, end marker) and only its batch message is kept, so the
+ * file gets one schema message, the batches, and one end marker, written with backpressure
+ * through a plain file stream (the Arrow writer's own sink buffers without limit).
+ */
+class StreamEncoder {
+  readonly schemaMessage: Uint8Array;
+
+  constructor(schema: Schema) {
+    const w = new RecordBatchStreamWriter();
+    w.reset(undefined, schema);
+    w.close();
+    const bytes = w.toUint8Array(true);
+    this.schemaMessage = bytes.subarray(0, bytes.byteLength - END_OF_STREAM.byteLength);
+  }
+
+  batchMessage(batch: RecordBatch): Uint8Array {
+    const bytes = RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
+    const head = this.schemaMessage.byteLength;
+    if (Buffer.compare(bytes.subarray(0, head), this.schemaMessage) !== 0) throw new Error('internal: Arrow schema message changed between batches');
+    return bytes.subarray(head, bytes.byteLength - END_OF_STREAM.byteLength);
+  }
+}
+
+export class ArrowShardWriter {
+  readonly dir: string;
+  readonly seqLen: number;
+  readonly rowsPerShard: number;
+  readonly batchRows: number;
+  readonly startShard: number;
+  readonly schema = shardSchema();
+  private readonly encoder = new StreamEncoder(this.schema);
+  private readonly batch: BatchBuffers;
+  private readonly shards: ShardInfo[] = [];
+  /** Rows fed so far, skipped ones included: the global row index of the next bin. */
+  private rowsFed = 0;
+  private current: { file: AtomicFile; index: number; rows: number } | undefined;
+  private closed = false;
+
+  constructor(options: ArrowShardWriterOptions) {
+    this.dir = options.dir;
+    this.seqLen = positive('seqLen', options.seqLen);
+    this.rowsPerShard = positive('rowsPerShard', options.rowsPerShard ?? 256);
+    this.batchRows = Math.min(positive('batchRows', options.batchRows ?? 8), this.rowsPerShard);
+    this.startShard = options.startShard ?? 0;
+    if (!Number.isInteger(this.startShard) || this.startShard < 0) throw new Error(`startShard must be a non-negative integer, got ${options.startShard}`);
+    this.batch = new BatchBuffers(this.batchRows, this.seqLen);
+    mkdirSync(this.dir, { recursive: true });
+    removeTemporaries(this.dir);
+  }
+
+  /** Rows that a resumed run skips because their shards are complete on disk. */
+  get skipRows(): number {
+    return this.startShard * this.rowsPerShard;
+  }
+
+  /** Adds one bin (copied: the caller may reuse its arrays once this resolves). */
+  async writeBin(bin: PackedBin): Promise<void> {
+    if (this.closed) throw new Error('ArrowShardWriter: writeBin after close');
+    const row = this.rowsFed++;
+    checkBin(bin, this.seqLen, row);
+    if (row < this.skipRows) return;
+    const shardIndex = Math.floor(row / this.rowsPerShard);
+    if (this.current && this.current.index !== shardIndex) await this.finishShard();
+    this.current ??= { file: new AtomicFile(join(this.dir, shardFilename(shardIndex))), index: shardIndex, rows: 0 };
+    this.batch.add(bin);
+    this.current.rows++;
+    if (this.batch.rows === this.batchRows) await this.flushBatch();
+  }
+
+  /**
+   * Finishes the last shard, checks and lists the reused ones, removes stale shards of
+   * earlier longer runs, and writes state.json and dataset_info.json.
+   */
+  async close(): Promise<ShardsResult> {
+    if (this.closed) throw new Error('ArrowShardWriter: closed twice');
+    this.closed = true;
+    if (this.current) await this.finishShard();
+    if (this.shards.length === 0 && this.startShard === 0) {
+      // No bins at all: one empty shard, as datasets itself writes, so the folder still loads.
+      this.current = { file: new AtomicFile(join(this.dir, shardFilename(0))), index: 0, rows: 0 };
+      await this.finishShard();
+    }
+    const reused = await this.reusedShards();
+    const shards = [...reused, ...this.shards];
+    removeStaleShards(this.dir, shards.length);
+    const fingerprint = shardsFingerprint(this.schema, shards);
+    writeFileAtomic(join(this.dir, 'dataset_info.json'), JSON.stringify(datasetInfo(), null, 2) + '\n');
+    writeFileAtomic(join(this.dir, 'state.json'), JSON.stringify(datasetState(shards, fingerprint), null, 2) + '\n');
+    return { dir: this.dir, shards, rows: shards.reduce((s, x) => s + x.rows, 0), fingerprint };
+  }
+
+  /** Gives up: the shard in progress is removed; completed shards stay for a later resume. */
+  abort(): void {
+    this.closed = true;
+    this.current?.file.abort();
+    this.current = undefined;
+  }
+
+  private async flushBatch(): Promise<void> {
+    const file = this.current!.file;
+    if (file.bytes === 0) await file.write(this.encoder.schemaMessage);
+    if (this.batch.rows === 0) return;
+    const message = this.encoder.batchMessage(this.batch.toRecordBatch(this.schema));
+    this.batch.clear();
+    await file.write(message);
+  }
+
+  private async finishShard(): Promise<void> {
+    const shard = this.current!;
+    await this.flushBatch();
+    await shard.file.write(END_OF_STREAM);
+    const sha256 = await shard.file.commit();
+    this.shards.push({ filename: shardFilename(shard.index), rows: shard.rows, bytes: shard.file.bytes, sha256, reused: false });
+    this.current = undefined;
+  }
+
+  /** The shards before startShard, which this run did not write: they must exist whole. */
+  private async reusedShards(): Promise<ShardInfo[]> {
+    const out: ShardInfo[] = [];
+    for (let i = 0; i < this.startShard; i++) {
+      const filename = shardFilename(i);
+      const path = join(this.dir, filename);
+      if (!existsSync(path)) throw new Error(`${path}: cannot resume at shard ${this.startShard}: this shard is missing`);
+      const rows = Math.min(this.rowsPerShard, this.rowsFed - i * this.rowsPerShard);
+      if (rows <= 0) {
+        throw new Error(`${path}: cannot resume at shard ${this.startShard}: this run has only ${this.rowsFed} bins, so the shard comes from a different run`);
+      }
+      out.push({ filename, rows, ...(await sha256File(path)), reused: true });
+    }
+    return out;
+  }
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+/** A fingerprint from the content only (schema and shard checksums): reruns give the same one. */
+export function shardsFingerprint(schema: Schema, shards: readonly ShardInfo[]): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify(shardFeatures()));
+  h.update(String(schema.fields.length));
+  for (const s of shards) h.update(`${s.filename}\0${s.rows}\0${s.sha256}\n`);
+  return h.digest('hex').slice(0, 16);
+}
+
+/** state.json exactly as datasets' save_to_disk writes it (keys sorted). */
+export function datasetState(shards: readonly ShardInfo[], fingerprint: string): Record<string, unknown> {
+  return {
+    _data_files: shards.map((s) => ({ filename: s.filename })),
+    _fingerprint: fingerprint,
+    _format_columns: null,
+    _format_kwargs: {},
+    _format_type: null,
+    _output_all_columns: false,
+    _split: null,
+  };
+}
+
+export function datasetInfo(): Record<string, unknown> {
+  return { citation: '', description: '', features: shardFeatures(), homepage: '', license: '' };
+}
+
+function removeTemporaries(dir: string): void {
+  for (const name of readdirSync(dir)) if (/^part-\d+\.arrow\.tmp-\d+$/.test(name)) rmSync(join(dir, name), { force: true });
+}
+
+/** Shards numbered past this run's last one come from an earlier, longer run: remove them. */
+function removeStaleShards(dir: string, count: number): void {
+  for (const name of readdirSync(dir)) {
+    const m = SHARD_NAME.exec(name);
+    if (m && Number(m[1]) >= count) rmSync(join(dir, name), { force: true });
+  }
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { dirname } from 'node:path';
+
+/** Temporary name beside the final one: a killed run never leaves a half file under the final name. */
+export function tempPath(path: string): string {
+  return `${path}.tmp-${process.pid}`;
+}
+
+/**
+ * A binary output file written to a temporary name and renamed into place on commit(),
+ * hashing its bytes as they pass (so the checksum costs no second read).
+ */
+export class AtomicFile {
+  private readonly stream: WriteStream;
+  private readonly tmp: string;
+  private readonly hash = createHash('sha256');
+  bytes = 0;
+
+  constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.tmp = tempPath(path);
+    this.stream = createWriteStream(this.tmp);
+  }
+
+  /**
+   * Writes one chunk; waits for 'drain' when the stream's buffer is full so memory stays
+   * bounded. The stream keeps a reference until flushed: the caller must not reuse `chunk`.
+   */
+  async write(chunk: Uint8Array): Promise<void> {
+    if (chunk.byteLength === 0) return;
+    this.hash.update(chunk);
+    this.bytes += chunk.byteLength;
+    if (!this.stream.write(chunk)) await once(this.stream, 'drain');
+  }
+
+  /** Flushes, closes and renames into place; returns the sha256 of the content. */
+  async commit(): Promise<string> {
+    const closed = once(this.stream, 'close');
+    this.stream.end();
+    await closed;
+    renameSync(this.tmp, this.path);
+    return this.hash.digest('hex');
+  }
+
+  /** Gives up: the temporary file is removed, nothing appears under the final name. */
+  abort(): void {
+    this.stream.destroy();
+    rmSync(this.tmp, { force: true });
+  }
+}
+
+/** Writes a small file (JSON sidecars) atomically. */
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPath(path);
+  writeFileSync(tmp, content);
+  renameSync(tmp, path);
+}
+
+/** sha256 of a file's bytes, streamed (shards can be gigabytes). */
+export async function sha256File(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** The bytes of a typed array as a Buffer view (no copy). Files are little-endian, as numpy and Arrow expect. */
+export function bytesOf(a: ArrayBufferView): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+type IntArray = Int32Array | Uint8Array;
+
+/** A growable typed-array buffer: appends are amortised O(1), one set() per chunk. */
+abstract class Grow<T extends IntArray> {
+  length = 0;
+  private data: T;
+
+  protected constructor(private readonly make: (n: number) => T) {
+    this.data = make(64);
+  }
+
+  /** Appends values; returns the start index of what was appended. */
+  push(values: ArrayLike<number>): number {
+    this.reserve(values.length);
+    const start = this.length;
+    this.data.set(values, start);
+    this.length += values.length;
+    return start;
+  }
+
+  pushOne(value: number): void {
+    this.reserve(1);
+    this.data[this.length++] = value;
+  }
+
+  reserve(extra: number): void {
+    if (this.length + extra <= this.data.length) return;
+    const next = this.make(Math.max(this.length + extra, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+
+  /** A view of the filled part (valid until the next append). */
+  view(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
+
+  /** A view of the unfilled room after reserve(), for in-place writers such as encodeInto. */
+  spare(): T {
+    return this.data.subarray(this.length) as T;
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+}
+
+export class GrowInt32 extends Grow<Int32Array> {
+  constructor() {
+    super((n) => new Int32Array(n));
+  }
+}
+
+export class GrowUint8 extends Grow<Uint8Array> {
+  constructor() {
+    super((n) => new Uint8Array(n));
+  }
+}
+
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
+  throw new Error('midpack writers need a little-endian machine (the Arrow and Megatron files are little-endian)');
+}
