@@ -1,0 +1,150 @@
+import type { Doc, Span } from '../../doc/document.js';
+import type { Stage } from '../../core/stage.js';
+import { addSpan } from '../../doc/text-builder.js';
+import { byFrequency, paramsOf, readCountsHeader, readSamples, RecordCursor, type CountsHeader } from './counts-file.js';
+import { HashTable } from './hash-table.js';
+import { hashHex, loadSegmenter, sampleText } from './segments.js';
+import { mergeSpans, spanChars } from './spans.js';
+
+export interface ThresholdOptions {
+  /** A segment is masked when at least this many documents contain it. */
+  minDocs?: number;
+  /** ... and at least this fraction of the counted documents. */
+  minFrac?: number;
+}
+
+export const DEFAULT_MIN_DOCS = 5;
+export const DEFAULT_MIN_FRAC = 0.005;
+
+/** The frequent segments of a counts file: only those are loaded, with their document counts. */
+export interface FrequentSegments {
+  header: CountsHeader;
+  threshold: number;
+  table: HashTable;
+  samples: Map<string, string>;
+}
+
+/**
+ * The document-count threshold: max(minDocs, ceil(minFrac × documents)), and never below
+ * 2, since a segment that only one document has is not repeated across the corpus.
+ */
+export function thresholdFor(documents: number, options: ThresholdOptions = {}): number {
+  const minDocs = options.minDocs ?? DEFAULT_MIN_DOCS;
+  const minFrac = options.minFrac ?? DEFAULT_MIN_FRAC;
+  return Math.max(2, minDocs, Math.ceil(minFrac * documents));
+}
+
+/**
+ * Loads the segments whose count reaches the threshold with one streaming pass over the
+ * sorted records. Memory: 16 bytes × 2 per frequent segment (a half-full table); their
+ * number is at most segment_occurrences / threshold, whatever the corpus size.
+ */
+export function loadFrequent(countsPath: string, options: ThresholdOptions = {}): FrequentSegments {
+  const header = readCountsHeader(countsPath);
+  const threshold = thresholdFor(header.documents, options);
+  const table = new HashTable(1024, true);
+  for (const c = new RecordCursor(countsPath, header); !c.done; c.next()) {
+    if (c.docs >= threshold) table.setValue(table.add(c.hi, c.lo, 0), c.docs);
+  }
+  const samples = new Map<string, string>();
+  for (const s of readSamples(countsPath, header)) samples.set(s.hash, s.text);
+  return { header, threshold, table, samples };
+}
+
+export interface ApplyOptions {
+  /** Keep the first occurrence of each frequent segment in a document unmasked. */
+  keepFirst?: boolean;
+  /** How many masked segments the stats list. */
+  top?: number;
+  /** Sources listed one by one in the stats; the rest are summed under "(other)". */
+  maxSources?: number;
+}
+
+interface Tally {
+  documents: number;
+  documents_with_masks: number;
+  chars: number;
+  masked_chars: number;
+}
+
+const newTally = (): Tally => ({ documents: 0, documents_with_masks: 0, chars: 0, masked_chars: 0 });
+const withFraction = (t: Tally) => ({ ...t, masked_chars_fraction: t.chars ? t.masked_chars / t.chars : 0 });
+
+/**
+ * Pass 2, a transform: adds loss-mask spans over the frequent segments of each document,
+ * merged with the spans it already has; the text is unchanged. Stats (`ctx.stats.mask`):
+ * the method and threshold, masked characters overall, by kind and by source, and the
+ * most frequent masked segments with their document counts and a sample.
+ */
+export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}): Stage {
+  return async function* (docs, ctx) {
+    const { table, header } = frequent;
+    const masked = new Uint32Array(table.capacity); // occurrences masked, by table slot
+    const capturedSamples = new Map<number, string>();
+    const segment = await loadSegmenter(paramsOf(header));
+    const seen = new HashTable(1024, true);
+    const total = newTally();
+    const byKind = new Map<string, Tally>();
+    const bySource = new Map<string, Tally>();
+    const maxSources = options.maxSources ?? 1000;
+
+    for await (const doc of docs) {
+      seen.clear();
+      const spans: Span[] = [];
+      segment(doc, (hi, lo, start, end, normalized) => {
+        const slot = table.find(hi, lo);
+        if (slot < 0) return;
+        if (options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1) return;
+        addSpan(spans, start, end);
+        masked[slot]!++;
+        if (masked[slot] === 1 && capturedSamples.size < 10000 && !frequent.samples.has(hashHex(hi, lo))) {
+          capturedSamples.set(slot, sampleText(normalized));
+        }
+      });
+      const out = spans.length ? { ...doc, loss_mask_spans: mergeSpans(doc.loss_mask_spans ?? [], spans) } : doc;
+      const maskedChars = spanChars(spans);
+      const sourceKey = bySource.has(doc.source) || bySource.size < maxSources ? doc.source : '(other)';
+      for (const [m, key] of [
+        [byKind, doc.kind],
+        [bySource, sourceKey],
+      ] as const) {
+        const t = m.get(key) ?? newTally();
+        m.set(key, t);
+        tallyInto(t, doc.text.length, maskedChars);
+      }
+      tallyInto(total, doc.text.length, maskedChars);
+      ctx.ledger.output();
+      yield out;
+    }
+
+    const top: { slot: number; hi: number; lo: number; docs: number }[] = [];
+    for (let slot = 0; slot < table.capacity; slot++) {
+      if (masked[slot]) top.push({ slot, hi: table.keyHi(slot), lo: table.keyLo(slot), docs: table.value(slot) });
+    }
+    top.sort(byFrequency);
+    ctx.stats.mask = {
+      method: 'exact document frequency of normalized lines (two passes: count, apply)',
+      ...paramsOf(header),
+      threshold_docs: frequent.threshold,
+      keep_first: !!options.keepFirst,
+      documents_counted: header.documents,
+      segments_distinct: header.segments_distinct,
+      segments_frequent: table.size,
+      segments_masked: top.length,
+      ...withFraction(total),
+      by_kind: Object.fromEntries([...byKind].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
+      by_source: Object.fromEntries([...bySource].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
+      top_segments: top.slice(0, options.top ?? 50).map((t) => {
+        const hash = hashHex(t.hi, t.lo);
+        return { hash, docs: t.docs, masked_occurrences: masked[t.slot], text: frequent.samples.get(hash) ?? capturedSamples.get(t.slot) ?? null };
+      }),
+    };
+  };
+}
+
+function tallyInto(t: Tally, chars: number, maskedChars: number): void {
+  t.documents++;
+  t.chars += chars;
+  t.masked_chars += maskedChars;
+  if (maskedChars) t.documents_with_masks++;
+}
