@@ -22,8 +22,17 @@ export interface FormattedRepo {
   boundaries: number[];
 }
 
-export function formatRepoDocument(repo: string, files: readonly RepoFile[]): FormattedRepo {
+export interface FormatOptions {
+  /**
+   * A directory-tree listing placed after the repository name (a further documented
+   * format): `<|repo_name|>{repo}\n{tree}\n<|file_sep|>...`. It is part of the header.
+   */
+  tree?: string;
+}
+
+export function formatRepoDocument(repo: string, files: readonly RepoFile[], opts: FormatOptions = {}): FormattedRepo {
   const b = new TextBuilder().special(SPECIAL.repoName).text(`${repo}\n`);
+  if (opts.tree !== undefined) b.text(`${opts.tree}\n`);
   const boundaries: number[] = [];
   files.forEach((f, i) => {
     if (i > 0) b.text('\n');
@@ -38,7 +47,7 @@ export function formatRepoDocument(repo: string, files: readonly RepoFile[]): Fo
  * Parses a repository document back into files. It trusts only the document's
  * `special_spans`, so a `<|file_sep|>` string inside a file's content stays content.
  */
-export function parseRepoDocument(doc: Pick<Doc, 'text' | 'special_spans'>): { repo: string; files: RepoFile[] } {
+export function parseRepoDocument(doc: Pick<Doc, 'text' | 'special_spans'>): { repo: string; files: RepoFile[]; tree?: string } {
   const { text } = doc;
   const spans = doc.special_spans ?? [];
   const first = spans[0];
@@ -47,8 +56,12 @@ export function parseRepoDocument(doc: Pick<Doc, 'text' | 'special_spans'>): { r
   }
   const seps = spans.filter(([a, z]) => text.slice(a, z) === SPECIAL.fileSep);
   const headerEnd = seps.length ? seps[0]![0] : text.length;
-  const repoLine = text.slice(first[1], headerEnd);
-  const repo = repoLine.endsWith('\n') ? repoLine.slice(0, -1) : repoLine;
+  const header = text.slice(first[1], headerEnd);
+  const nl = header.indexOf('\n');
+  const repo = nl < 0 ? header : header.slice(0, nl);
+  // Whatever follows the name line in the header is the directory tree listing.
+  const rest = nl < 0 ? '' : header.slice(nl + 1);
+  const tree = rest === '' ? undefined : rest.endsWith('\n') ? rest.slice(0, -1) : rest;
   const files: RepoFile[] = [];
   seps.forEach(([, z], i) => {
     const next = seps[i + 1];
@@ -59,5 +72,5 @@ export function parseRepoDocument(doc: Pick<Doc, 'text' | 'special_spans'>): { r
     if (nl < 0) throw new Error(`file ${i} of repository ${repo} has no path line`);
     files.push({ path: body.slice(0, nl), content: body.slice(nl + 1) });
   });
-  return { repo, files };
+  return tree === undefined ? { repo, files } : { repo, files, tree };
 }

@@ -1,0 +1,194 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Doc } from '../../doc/document.js';
+import { stableId, Rng } from '../../core/random.js';
+import type { StageContext } from '../../core/stage.js';
+import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
+import { DEFAULT_FILTERS, type FilterOptions } from './filters.js';
+import { formatRepoDocument } from './format.js';
+import { languageOf } from './languages.js';
+import { chooseOrdering, orderFiles, type Ordering, type OrderWeights } from './order.js';
+import { groupRows, readFileRows, type FileRow } from './rows.js';
+import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepo, type FileVerdict, type RepoCandidate } from './sources.js';
+import { directoryTree } from './tree.js';
+
+/**
+ * The repository serialization stage: a source of `repo` documents (its inputs are
+ * folders and file rows, not documents).
+ *
+ * Ledger unit: the file. Every file seen (on disk, at HEAD, or as a row) is either in a
+ * document (`records_out`) or dropped under a reason; a repository with too few kept files
+ * drops those files as `too_few_files`. `produced.repos` counts the documents.
+ */
+export interface SerializeOptions extends FilterOptions {
+  order: OrderWeights;
+  /** Repositories with fewer kept files are dropped (their files counted as `too_few_files`). */
+  minFiles: number;
+  /** `auto`: a git checkout or a folder with files at its top is one repository; a folder of folders holds repositories. */
+  layout: 'auto' | 'repo' | 'collection';
+  /** Memory for grouping file rows by repository before spilling to disk (bytes). */
+  groupMemoryBytes: number;
+  /** Share of repositories whose header also lists the directory tree (seeded per repository). */
+  treeRate: number;
+  /** Where row grouping may spill (default: the context's workDir, else the system temp folder). */
+  workDir?: string;
+  /** Counts tokens per ordering and language in the stats (loads the tokenizer). */
+  countTokens?: (doc: Doc) => number;
+}
+
+export const DEFAULT_SERIALIZE: SerializeOptions = {
+  ...DEFAULT_FILTERS,
+  order: { alpha: 0.3, dependency: 0.5, random: 0.2 },
+  minFiles: 1,
+  layout: 'auto',
+  groupMemoryBytes: 512 << 20,
+  treeRate: 0,
+};
+
+/** Folders that hold one repository each, from one input folder. */
+export function repositoryFolders(dir: string, layout: SerializeOptions['layout']): string[] {
+  if (layout === 'repo' || (layout === 'auto' && isGitCheckout(dir))) return [dir];
+  const entries = readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.'));
+  const hasFiles = entries.some((e) => !e.isDirectory());
+  if (layout === 'auto' && (hasFiles || entries.length === 0)) return [dir];
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+interface RepoStats {
+  repos: number;
+  repos_too_few_files: number;
+  by_ordering: Record<string, { documents: number; files: number; chars: number; tokens?: number }>;
+  by_language: Record<string, { documents: number; files: number; bytes: number; tokens?: number }>;
+}
+
+export async function* serializeRepos(inputs: string[], options: Partial<SerializeOptions>, ctx: StageContext): AsyncIterable<Doc> {
+  const opts: SerializeOptions = { ...DEFAULT_SERIALIZE, ...options };
+  const stats: RepoStats = { repos: 0, repos_too_few_files: 0, by_ordering: {}, by_language: {} };
+  ctx.stats.serialize_repos = stats;
+  const rowFiles: string[] = [];
+  for (const input of inputs) {
+    const st = statSync(input, { throwIfNoEntry: false });
+    if (!st) throw new Error(`input not found: ${input}`);
+    if (!st.isDirectory()) {
+      if (!isJsonl(input) && !isParquet(input)) throw new Error(`${input}: not a folder, a .jsonl(.gz/.zst) or a .parquet file of file rows`);
+      rowFiles.push(input);
+      continue;
+    }
+    for (const dir of repositoryFolders(input, opts.layout)) {
+      const candidate = isGitCheckout(dir) ? await readGitRepo(dir, opts) : readFolderRepo(dir, opts);
+      const doc = repoDocument(candidate, opts, ctx, stats);
+      if (doc) yield doc;
+    }
+  }
+  if (rowFiles.length === 0) return;
+  const files = expandInputs(rowFiles, () => true);
+  async function* allRows(): AsyncIterable<FileRow> {
+    for (const f of files) yield* readFileRows(f, ctx.ledger, isParquet(f));
+  }
+  for await (const group of groupRows(allRows(), { memoryBytes: opts.groupMemoryBytes, workDir: opts.workDir ?? ctx.workDir, log: ctx.log })) {
+    const doc = repoDocument(rowsToCandidate(group.repo, group.rows, opts), opts, ctx, stats);
+    if (doc) yield doc;
+  }
+}
+
+/** A repository's rows as file verdicts; a path seen twice keeps its first row. */
+export function rowsToCandidate(repo: string, rows: FileRow[], opts: FilterOptions): RepoCandidate {
+  const seen = new Set<string>();
+  const files: FileVerdict[] = rows.map((r) => {
+    if (seen.has(r.path)) return dropped(r.path, 'duplicate_path', `${r.where}: ${r.path}: a second row for the same path of ${repo}`);
+    seen.add(r.path);
+    if (r.content === null) return dropped(r.path, 'invalid_utf8', `${r.where}: ${r.path}: content is not valid UTF-8`);
+    return judgeText(r.path, r.content, opts, r.where);
+  });
+  return { repo, source: repo, files };
+}
+
+/** One repository's document, with the accounting of every file; undefined when it is dropped. */
+export function repoDocument(candidate: RepoCandidate, opts: SerializeOptions, ctx: StageContext, stats: RepoStats): Doc | undefined {
+  const { ledger } = ctx;
+  const repo = candidate.repo.replace(/[\n\r]/g, ' ');
+  ledger.input(candidate.files.length);
+  const kept: { path: string; content: string; bytes: number }[] = [];
+  for (const f of candidate.files) {
+    if (f.reason === undefined) kept.push(f);
+    else ledger.drop(f.reason, f.message);
+  }
+  if (kept.length === 0 && candidate.files.length === 0) {
+    ctx.log(`serialize-repos: ${candidate.source}: no files`);
+    return undefined;
+  }
+  if (kept.length < opts.minFiles) {
+    stats.repos_too_few_files++;
+    if (kept.length) ledger.drop('too_few_files', `${candidate.source}: ${kept.length} kept files, fewer than --min-files ${opts.minFiles}`, kept.length);
+    return undefined;
+  }
+  const ordering = chooseOrdering(opts.order, ctx.seed, repo);
+  const ordered = orderFiles(ordering, kept, ctx.seed, repo);
+  const withTree = opts.treeRate > 0 && new Rng(ctx.seed, 'repo-tree', repo).next() < opts.treeRate;
+  const formatted = formatRepoDocument(repo, ordered, withTree ? { tree: directoryTree(ordered.map((f) => f.path)) } : {});
+  const languages = languageMix(kept);
+  const doc: Doc = {
+    id: stableId(ctx.seed, 'repo', repo),
+    kind: 'repo',
+    source: repo,
+    text: formatted.text,
+    meta: {
+      repo,
+      ordering,
+      files: kept.length,
+      bytes: kept.reduce((s, f) => s + f.bytes, 0),
+      language: mainLanguage(languages),
+      languages: Object.fromEntries(Object.entries(languages).map(([k, v]) => [k, v.files])),
+      ...(withTree ? { tree: true } : {}),
+      boundaries: formatted.boundaries,
+    },
+    special_spans: formatted.special_spans,
+  };
+  ledger.output(kept.length);
+  ledger.produce('repos');
+  recordStats(stats, doc, ordering, languages, opts.countTokens?.(doc));
+  return doc;
+}
+
+type LanguageMix = Record<string, { files: number; bytes: number }>;
+
+export function languageMix(files: readonly { path: string; bytes: number }[]): LanguageMix {
+  const mix: LanguageMix = {};
+  for (const f of files) {
+    const m = (mix[languageOf(f.path)] ??= { files: 0, bytes: 0 });
+    m.files++;
+    m.bytes += f.bytes;
+  }
+  return Object.fromEntries(Object.entries(mix).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The language with the most bytes (ties alphabetical): how the report files a repository. */
+export function mainLanguage(mix: LanguageMix): string {
+  let best = 'other';
+  let most = -1;
+  for (const [lang, { bytes }] of Object.entries(mix)) if (bytes > most) [best, most] = [lang, bytes];
+  return best;
+}
+
+function recordStats(stats: RepoStats, doc: Doc, ordering: Ordering, mix: LanguageMix, tokens: number | undefined): void {
+  stats.repos++;
+  const o = (stats.by_ordering[ordering] ??= { documents: 0, files: 0, chars: 0 });
+  o.documents++;
+  o.files += doc.meta.files as number;
+  o.chars += doc.text.length;
+  if (tokens !== undefined) o.tokens = (o.tokens ?? 0) + tokens;
+  const main = doc.meta.language as string;
+  for (const [lang, m] of Object.entries(mix)) {
+    const l = (stats.by_language[lang] ??= { documents: 0, files: 0, bytes: 0 });
+    l.files += m.files;
+    l.bytes += m.bytes;
+    if (lang === main) {
+      l.documents++;
+      if (tokens !== undefined) l.tokens = (l.tokens ?? 0) + tokens;
+    }
+  }
+}
