@@ -1,0 +1,163 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Tokenized documents on disk, in chunks written atomically (tokens, mask, then the index
+ * file last), so a killed run resumes from its last complete chunk instead of tokenizing
+ * again. Packing reads tokens back by (document, range); only a few chunk indexes are held
+ * in memory at a time, so memory does not grow with the corpus.
+ *
+ *   chunk-NNNNNN.tok   int32 LE token ids of its documents, back to back
+ *   chunk-NNNNNN.msk   uint8 loss mask, aligned (1 = trained on)
+ *   chunk-NNNNNN.json  { firstSeq, tokens, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, languages? }] }
+ */
+export interface ChunkDoc {
+  id: string;
+  kind: string;
+  source: string;
+  /** Tokens, end-of-text included. */
+  len: number;
+  /** Tokens excluded from the loss. */
+  masked: number;
+  /** Token offsets where the boundary policy may cut (header = tokens before the first). */
+  boundaries?: number[];
+  ordering?: string;
+  language?: string;
+}
+
+export interface ChunkIndex {
+  firstSeq: number;
+  tokens: number;
+  docs: ChunkDoc[];
+}
+
+interface LoadedChunk {
+  index: ChunkIndex;
+  /** Token offset of each document in the chunk files. */
+  offsets: Float64Array;
+  fdTok: number;
+  fdMsk: number;
+}
+
+const name = (k: number) => `chunk-${String(k).padStart(6, '0')}`;
+
+export class ChunkStore {
+  /** First sequence number of each chunk, for locating a document's chunk by binary search. */
+  private readonly firstSeqs: number[] = [];
+  private readonly loaded = new Map<number, LoadedChunk>();
+
+  constructor(
+    readonly dir: string,
+    private readonly cacheChunks = 16,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** Complete chunks left by an earlier run, in order: the consecutive ones from 0. */
+  completed(): ChunkIndex[] {
+    const out: ChunkIndex[] = [];
+    for (let k = 0; existsSync(join(this.dir, `${name(k)}.json`)); k++) {
+      out.push(JSON.parse(readFileSync(join(this.dir, `${name(k)}.json`), 'utf8')) as ChunkIndex);
+    }
+    // Anything after the first gap, or a half-written chunk, is from a killed run: remove it.
+    for (const f of readdirSync(this.dir)) {
+      const m = /^chunk-(\d{6})\./.exec(f);
+      if ((m && Number(m[1]) >= out.length) || f.includes('.tmp')) rmSync(join(this.dir, f), { force: true });
+    }
+    return out;
+  }
+
+  get chunkCount(): number {
+    return this.firstSeqs.length;
+  }
+
+  /** Registers a chunk (written now or found complete) so its documents can be read. */
+  register(index: ChunkIndex): void {
+    this.firstSeqs.push(index.firstSeq);
+  }
+
+  write(k: number, index: ChunkIndex, ids: Int32Array[], masks: Uint8Array[]): void {
+    const base = join(this.dir, name(k));
+    const put = (path: string, parts: ArrayBufferView[]) => {
+      const tmp = `${path}.tmp`;
+      writeFileSync(tmp, Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
+      renameSync(tmp, path);
+    };
+    put(`${base}.tok`, ids);
+    put(`${base}.msk`, masks);
+    writeFileSync(`${base}.json.tmp`, JSON.stringify(index));
+    renameSync(`${base}.json.tmp`, `${base}.json`);
+  }
+
+  /** Copies tokens [start, end) of document `seq` into ids/mask at `at`. */
+  read(seq: number, start: number, end: number, ids: Int32Array, mask: Uint8Array, at: number): void {
+    const c = this.chunkOf(seq);
+    const docOffset = c.offsets[seq - c.index.firstSeq]!;
+    const n = end - start;
+    if (n <= 0) return;
+    const tokBuf = Buffer.from(ids.buffer, ids.byteOffset + at * 4, n * 4);
+    readFully(c.fdTok, tokBuf, (docOffset + start) * 4);
+    readFully(c.fdMsk, Buffer.from(mask.buffer, mask.byteOffset + at, n), docOffset + start);
+  }
+
+  doc(seq: number): ChunkDoc {
+    const c = this.chunkOf(seq);
+    return c.index.docs[seq - c.index.firstSeq]!;
+  }
+
+  private chunkOf(seq: number): LoadedChunk {
+    let lo = 0;
+    let hi = this.firstSeqs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.firstSeqs[mid]! <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    let c = this.loaded.get(lo);
+    if (c) {
+      // keep recently used chunks at the end of the map (LRU order)
+      this.loaded.delete(lo);
+      this.loaded.set(lo, c);
+      return c;
+    }
+    const base = join(this.dir, name(lo));
+    const index = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as ChunkIndex;
+    const offsets = new Float64Array(index.docs.length);
+    let off = 0;
+    index.docs.forEach((d, i) => {
+      offsets[i] = off;
+      off += d.len;
+    });
+    c = { index, offsets, fdTok: openSync(`${base}.tok`, 'r'), fdMsk: openSync(`${base}.msk`, 'r') };
+    this.loaded.set(lo, c);
+    if (this.loaded.size > this.cacheChunks) {
+      const [oldKey, old] = this.loaded.entries().next().value as [number, LoadedChunk];
+      closeSync(old.fdTok);
+      closeSync(old.fdMsk);
+      this.loaded.delete(oldKey);
+    }
+    return c;
+  }
+
+  close(): void {
+    for (const c of this.loaded.values()) {
+      closeSync(c.fdTok);
+      closeSync(c.fdMsk);
+    }
+    this.loaded.clear();
+  }
+
+  remove(): void {
+    this.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function readFully(fd: number, buf: Buffer, position: number): void {
+  let done = 0;
+  while (done < buf.length) {
+    const n = readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) throw new Error(`unexpected end of a tokenized chunk at byte ${position + done}`);
+    done += n;
+  }
+}

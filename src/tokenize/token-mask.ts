@@ -1,0 +1,50 @@
+import type { Span } from '../doc/document.js';
+import type { Encoded } from './tokenizer.js';
+
+/**
+ * The token-level loss mask from character spans, exactly: a token is excluded from the loss
+ * iff every character it covers lies in a masked span. 1 = trained on, 0 = masked. The
+ * end-of-text token covers no character and is always trained on.
+ */
+export function tokenLossMask(enc: Encoded, maskSpans: readonly Span[] | undefined): Uint8Array {
+  const n = enc.ids.length;
+  const mask = new Uint8Array(n).fill(1);
+  if (!maskSpans || maskSpans.length === 0) return mask;
+  const spans = mergeTouching(maskSpans);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const s = enc.starts[i]!;
+    const e = enc.ends[i]!;
+    if (e <= s) continue;
+    while (k < spans.length && spans[k]![1] <= s) k++;
+    const span = spans[k];
+    if (span && span[0] <= s && e <= span[1]) mask[i] = 0;
+  }
+  return mask;
+}
+
+/** Sorted spans with touching or overlapping neighbours merged, so a token across a seam counts as inside. */
+export function mergeTouching(spans: readonly Span[]): Span[] {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  const out: Span[] = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else if (b > a) out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * Character offsets where a chunk may start (each at a special token, so always a token
+ * boundary) into token offsets, for the `boundary` overlong policy.
+ */
+export function boundaryTokens(enc: Encoded, charOffsets: readonly number[]): Uint32Array {
+  const out: number[] = [];
+  let i = 0;
+  for (const c of charOffsets) {
+    while (i < enc.ids.length && enc.starts[i]! < c) i++;
+    if (i < enc.ids.length && enc.starts[i] === c && (out.length === 0 || out[out.length - 1]! < i)) out.push(i);
+  }
+  return Uint32Array.from(out);
+}
