@@ -33,7 +33,7 @@ export class RepoIndex {
       const dir = dirName(p);
       push(this.filesInDir, dir, p);
       push(this.byBase, baseName(p), p);
-      if (/(^|\/)(include|inc)$/.test(dir)) includeDirs.add(dir);
+      for (let d = dir; d !== ''; d = dirName(d)) if (/(^|\/)(include|inc)$/.test(d)) includeDirs.add(d);
     }
     for (const list of this.filesInDir.values()) list.sort(comparePaths);
     this.includeDirs.push(...[...includeDirs].sort(comparePaths));
@@ -127,7 +127,16 @@ function pythonImports(path: string, content: string, index: RepoIndex): string[
     const rel = dotted.replace(/\./g, '/');
     if (anchorDir !== undefined) return pythonModuleFile(index, joinPath(anchorDir, rel), true);
     // Absolute import: the repository root first, then any source root (`src/pkg/mod.py`).
-    return pythonModuleFile(index, rel, true) ?? pythonModuleFile(index, rel, false);
+    const hit = pythonModuleFile(index, rel, true) ?? pythonModuleFile(index, rel, false);
+    // Importing a.b.c runs the __init__.py of a and a.b first.
+    if (hit) {
+      let pkg = dirName(hit.endsWith('/__init__.py') || hit.endsWith('/__init__.pyi') ? dirName(hit) : hit);
+      for (let up = dotted.split('.').length - 1; up > 0 && pkg !== ''; up--, pkg = dirName(pkg)) {
+        const init = joinPath(pkg, '__init__.py');
+        if (index.has(init)) out.push(init);
+      }
+    }
+    return hit;
   };
   for (const m of content.matchAll(PY_IMPORT)) {
     if (m[3] !== undefined) {
