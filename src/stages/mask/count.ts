@@ -87,8 +87,8 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
         if (table.size >= spillAt) spill();
         const slot = table.add(hi, lo, 1);
         const n = table.value(slot);
-        // Sample at 2, 4, 8... documents: frequent segments get several chances to be kept.
-        if (n >= 2 && (n & (n - 1)) === 0 && !sampleBySlot.has(slot)) {
+        // Sample at 1, 2, 4, 8... documents: a frequent segment evicted early gets more chances.
+        if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot)) {
           sampleBySlot.set(slot, sampleText(normalized));
           if (sampleBySlot.size > sampleCap) pruneSamples();
         }
