@@ -1,0 +1,370 @@
+import { Element, Text, attr, classAndId, descendants, findFirst, textOf, type AnyNode, type Document } from './html.js';
+
+/**
+ * Main-content detection: the scoring idea of Mozilla Readability (paragraph scores flow to
+ * their ancestors, damped by link density, the best ancestor plus its good siblings win),
+ * done in a few linear passes over an htmlparser2 tree with explicit stacks, so it is fast
+ * and safe on deep trees. Boilerplate is marked in `removed` rather than detached.
+ */
+/** Readability's fallbacks: a pass that finds too little text is retried with fewer of these. */
+export interface ExtractFlags {
+  stripUnlikely: boolean;
+  weightClasses: boolean;
+  cleanConditionally: boolean;
+}
+
+export const EXTRACT_ATTEMPTS: ExtractFlags[] = [
+  { stripUnlikely: true, weightClasses: true, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: true, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
+];
+
+export interface Extraction {
+  title: string;
+  /** The chosen content, in document order. */
+  roots: Element[];
+  /** Elements dropped as boilerplate; renderers skip them and their subtrees. */
+  removed: Set<Element>;
+}
+
+/** Elements that are never content. */
+const JUNK_TAGS = new Set([
+  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
+  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label',
+]);
+const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
+const UNLIKELY =
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar/i;
+const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
+const NEGATIVE =
+  /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
+const POSITIVE = /article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story/i;
+const SCORED_TAGS = new Set(['section', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'td', 'pre']);
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figure', 'footer', 'form', 'h1', 'h2',
+  'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
+]);
+const CONDITIONAL_TAGS = new Set(['div', 'table', 'ul', 'form', 'fieldset']);
+
+interface Stats {
+  text: number;
+  linkText: number;
+  commas: number;
+  p: number;
+  img: number;
+  li: number;
+  input: number;
+  pre: number;
+  embed: number;
+  heading: number;
+  th: number;
+  blockChildren: number;
+}
+
+const newStats = (): Stats => ({ text: 0, linkText: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, pre: 0, embed: 0, heading: 0, th: 0, blockChildren: 0 });
+
+export function classWeight(e: Element, flags: ExtractFlags): number {
+  if (!flags.weightClasses) return 0;
+  let w = 0;
+  for (const s of [attr(e, 'class'), attr(e, 'id')]) {
+    if (!s) continue;
+    if (NEGATIVE.test(s)) w -= 25;
+    if (POSITIVE.test(s)) w += 25;
+  }
+  return w;
+}
+
+function isHidden(e: Element): boolean {
+  if ('hidden' in e.attribs || attr(e, 'aria-hidden') === 'true') return true;
+  const style = attr(e, 'style');
+  return style !== '' && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style);
+}
+
+function hasPre(e: Element): boolean {
+  for (const d of descendants(e)) if (d.name === 'pre') return true;
+  return false;
+}
+
+/** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
+function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
+  const removed = new Set<Element>();
+  const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
+  while (stack.length) {
+    const [n, inArticle] = stack.pop()!;
+    if (!(n instanceof Element)) continue;
+    const name = n.name;
+    const role = attr(n, 'role');
+    const names = classAndId(n);
+    const drop =
+      JUNK_TAGS.has(name) ||
+      (name === 'header' && !inArticle) ||
+      isHidden(n) ||
+      JUNK_ROLES.test(role) ||
+      (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !hasPre(n));
+    if (drop) {
+      removed.add(n);
+      continue;
+    }
+    const inside = inArticle || name === 'article' || name === 'main' || role === 'main';
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside]);
+  }
+  return removed;
+}
+
+function collapsedLength(s: string): number {
+  let len = 0;
+  let space = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+    if (isSpace) {
+      if (!space) len++;
+      space = true;
+    } else {
+      len++;
+      space = false;
+    }
+  }
+  return len;
+}
+
+function countCommas(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 44 || s.charCodeAt(i) === 0xff0c) n++;
+  return n;
+}
+
+/** Subtree figures for every live element, in one post-order pass. */
+function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats> {
+  const stats = new Map<Element, Stats>();
+  const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    const [n, visited] = top;
+    if (!(n instanceof Element) || removed.has(n)) {
+      stack.pop();
+      continue;
+    }
+    if (!visited) {
+      top[1] = true;
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, false]);
+      continue;
+    }
+    stack.pop();
+    const s = newStats();
+    for (const c of n.children) {
+      if (c instanceof Text) {
+        const len = collapsedLength(c.data);
+        s.text += len;
+        s.commas += countCommas(c.data);
+      } else if (c instanceof Element) {
+        const cs = stats.get(c);
+        if (!cs) continue;
+        s.text += cs.text;
+        s.linkText += cs.linkText;
+        s.commas += cs.commas;
+        s.p += cs.p;
+        s.img += cs.img;
+        s.li += cs.li;
+        s.input += cs.input;
+        s.pre += cs.pre;
+        s.embed += cs.embed;
+        s.heading += cs.heading;
+        s.th += cs.th;
+        if (BLOCK_TAGS.has(c.name)) s.blockChildren++;
+      }
+    }
+    const name = n.name;
+    if (name === 'a') s.linkText = s.text;
+    else if (name === 'p') s.p++;
+    else if (name === 'img') s.img++;
+    else if (name === 'li') s.li++;
+    else if (name === 'input') s.input++;
+    else if (name === 'pre') s.pre++;
+    else if (name === 'video' || name === 'audio' || name === 'embed' || name === 'object' || name === 'iframe') s.embed++;
+    else if (name === 'th') s.th++;
+    if (/^h[1-6]$/.test(name)) s.heading += s.text;
+    stats.set(n, s);
+  }
+  return stats;
+}
+
+function linkDensity(s: Stats): number {
+  return s.text === 0 ? 0 : s.linkText / s.text;
+}
+
+function initialScore(e: Element, flags: ExtractFlags): number {
+  let score = classWeight(e, flags);
+  switch (e.name) {
+    case 'div':
+    case 'article':
+    case 'main':
+      score += 5;
+      break;
+    case 'pre':
+    case 'td':
+    case 'blockquote':
+      score += 3;
+      break;
+    case 'address':
+    case 'ol':
+    case 'ul':
+    case 'dl':
+    case 'dd':
+    case 'dt':
+    case 'li':
+    case 'form':
+      score -= 3;
+      break;
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6':
+    case 'th':
+      score -= 5;
+      break;
+  }
+  return score;
+}
+
+function parentElement(e: Element): Element | undefined {
+  return e.parent instanceof Element ? e.parent : undefined;
+}
+
+/** Scores paragraph-like elements and propagates to five ancestor levels, as Readability does. */
+function scoreCandidates(body: Element, removed: Set<Element>, stats: Map<Element, Stats>, flags: ExtractFlags): Map<Element, number> {
+  const scores = new Map<Element, number>();
+  for (const e of descendants(body, (x) => removed.has(x))) {
+    const s = stats.get(e)!;
+    const paragraphLike = SCORED_TAGS.has(e.name) || (e.name === 'div' && s.blockChildren === 0);
+    if (!paragraphLike || s.text < 25) continue;
+    const score = 1 + s.commas + Math.min(Math.floor(s.text / 100), 3);
+    let anc = parentElement(e);
+    for (let level = 0; anc && level < 5; level++, anc = parentElement(anc)) {
+      if (anc.name === 'html') break;
+      if (!scores.has(anc)) scores.set(anc, initialScore(anc, flags));
+      const divider = level === 0 ? 1 : level === 1 ? 2 : level * 3;
+      scores.set(anc, scores.get(anc)! + score / divider);
+    }
+  }
+  for (const [e, v] of scores) scores.set(e, v * (1 - linkDensity(stats.get(e)!)));
+  return scores;
+}
+
+function pickTop(body: Element, scores: Map<Element, number>): Element {
+  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+  if (!ranked.length) return body;
+  let [top, topScore] = ranked[0]!;
+  // When several strong candidates share an ancestor, the content is that ancestor.
+  const alternatives = ranked.slice(1, 5).filter(([, v]) => v / topScore >= 0.75).map(([e]) => e);
+  if (alternatives.length >= 3) {
+    for (let anc = parentElement(top); anc && anc.name !== 'body' && anc.name !== 'html'; anc = parentElement(anc)) {
+      const containing = alternatives.filter((a) => isAncestor(anc!, a)).length;
+      if (containing >= 3) {
+        top = anc;
+        break;
+      }
+    }
+  }
+  // A parent whose score is close to the child's holds more of the same content.
+  for (let anc = parentElement(top); anc && anc.name !== 'body' && anc.name !== 'html'; anc = parentElement(anc)) {
+    const s = scores.get(anc);
+    if (s === undefined || s < (scores.get(top) ?? topScore) * 0.9) break;
+    top = anc;
+  }
+  return top;
+}
+
+function isAncestor(anc: Element, e: Element): boolean {
+  for (let p = parentElement(e); p; p = parentElement(p)) if (p === anc) return true;
+  return false;
+}
+
+/** The top candidate plus siblings that look like part of the same article. */
+function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
+  const parent = parentElement(top);
+  if (!parent || top.name === 'body') return [top];
+  const topScore = scores.get(top) ?? 0;
+  const threshold = Math.max(10, topScore * 0.2);
+  const out: Element[] = [];
+  for (const sib of parent.children) {
+    if (!(sib instanceof Element) || removed.has(sib)) continue;
+    if (sib === top) {
+      out.push(sib);
+      continue;
+    }
+    const s = stats.get(sib);
+    if (!s) continue;
+    let bonus = 0;
+    if (attr(sib, 'class') && attr(sib, 'class') === attr(top, 'class')) bonus += topScore * 0.2;
+    const score = scores.get(sib);
+    if (score !== undefined && score + bonus >= threshold) {
+      out.push(sib);
+    } else if (sib.name === 'p' || sib.name === 'pre') {
+      const ld = linkDensity(s);
+      if ((s.text > 80 && ld < 0.25) || (s.text > 0 && s.text <= 80 && ld === 0 && /\.( |$)/.test(textOf(sib)))) out.push(sib);
+    }
+  }
+  return out;
+}
+
+/** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
+function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
+  for (const root of roots) {
+    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
+      if (!CONDITIONAL_TAGS.has(e.name)) continue;
+      const s = stats.get(e)!;
+      if (s.pre > 0) continue;
+      if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
+      const weight = classWeight(e, flags);
+      if (weight + (scores.get(e) ?? 0) < 0) {
+        removed.add(e);
+        continue;
+      }
+      if (s.commas >= 10) continue;
+      const isList = e.name === 'ul' || e.name === 'ol';
+      const ld = linkDensity(s);
+      const li = s.li - 100;
+      const headingDensity = s.text ? s.heading / s.text : 0;
+      const drop =
+        (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure') ||
+        (!isList && li > s.p) ||
+        s.input > Math.floor(s.p / 3) ||
+        (!isList && headingDensity < 0.9 && s.text < 25 && (s.img === 0 || s.img > 2) && ld > 0) ||
+        (!isList && weight < 25 && ld > 0.2) ||
+        (weight >= 25 && ld > 0.5) ||
+        (s.embed === 1 && s.text < 75) ||
+        s.embed > 1;
+      if (drop) removed.add(e);
+    }
+  }
+}
+
+export function findTitle(doc: Document): string {
+  let title = '';
+  let ogTitle = '';
+  let h1 = '';
+  for (const e of descendants(doc)) {
+    if (e.name === 'title' && !title) title = textOf(e);
+    else if (e.name === 'meta' && !ogTitle && /^(og:title|twitter:title|dc\.title)$/i.test(attr(e, 'property') || attr(e, 'name'))) ogTitle = attr(e, 'content');
+    else if (e.name === 'h1' && !h1) h1 = textOf(e);
+  }
+  return (ogTitle || title || h1).replace(/\s+/g, ' ').trim();
+}
+
+export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_ATTEMPTS[0]!, title = findTitle(doc)): Extraction {
+  const removed = markBoilerplate(doc, flags);
+  const body = findFirst(doc, (e) => e.name === 'body') ?? (doc.children.find((c) => c instanceof Element) as Element | undefined);
+  if (!body) return { title, roots: [], removed };
+  const stats = computeStats(doc, removed);
+  if (!stats.has(body)) return { title, roots: [], removed };
+  const scores = scoreCandidates(body, removed, stats, flags);
+  const top = pickTop(body, scores);
+  const roots = gatherSiblings(top, scores, stats, removed);
+  if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
+  return { title, roots, removed };
+}

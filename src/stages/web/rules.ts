@@ -1,0 +1,42 @@
+import { estimateDepth, parseHtml, treeDepth } from './html.js';
+import { EXTRACT_ATTEMPTS, extractMainContent, findTitle } from './extract.js';
+import { MarkdownRenderer, type CodeBlock, type MarkdownOptions, type Rendered } from './markdown.js';
+
+/** The rule-based rewriter: HTML in, main content as Markdown out, or a named reason. */
+export interface RulesOptions extends MarkdownOptions {
+  /** Pages nested deeper than this are refused (the parser's cost grows with depth). */
+  maxDepth?: number;
+}
+
+export type RulesResult =
+  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[] }
+  | { ok: false; reason: 'too_deep' | 'parse_error'; message: string };
+
+export const DEFAULT_MAX_DEPTH = 512;
+/** A pass whose content is shorter than this is retried with fewer rules, as Readability does. */
+const RETRY_BELOW_CHARS = 500;
+
+export function rewriteWithRules(html: string, options: RulesOptions = {}): RulesResult {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const estimated = estimateDepth(html, maxDepth);
+  if (estimated > maxDepth) return { ok: false, reason: 'too_deep', message: `elements nest deeper than ${maxDepth} levels` };
+  let doc;
+  try {
+    doc = parseHtml(html);
+  } catch (e) {
+    return { ok: false, reason: 'parse_error', message: (e as Error).message };
+  }
+  // The estimate ignores implicitly closed tags; the real tree is checked before any renderer recursion.
+  const depth = treeDepth(doc);
+  if (depth > maxDepth * 2) return { ok: false, reason: 'too_deep', message: `elements nest ${depth} levels deep (limit ${maxDepth})` };
+  const title = findTitle(doc);
+  let best: Rendered | undefined;
+  for (const flags of EXTRACT_ATTEMPTS) {
+    const { roots, removed } = extractMainContent(doc, flags, title);
+    const rendered = new MarkdownRenderer(removed, options).render(roots, title);
+    const length = rendered.markdown.length - title.length;
+    if (!best || length > best.markdown.length - title.length) best = rendered;
+    if (length >= RETRY_BELOW_CHARS) break;
+  }
+  return { ok: true, title, markdown: best!.markdown, codeBlocks: best!.codeBlocks };
+}
