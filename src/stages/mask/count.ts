@@ -57,12 +57,21 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
   let documents = 0;
   let runDocuments = 0;
 
+  // Keeps the half of the samples with the highest counts (ties: the earliest kept).
   const pruneSamples = () => {
-    const evicted = [...sampleBySlot.keys()]
-      .map((slot) => ({ slot, hi: table.keyHi(slot), lo: table.keyLo(slot), docs: table.value(slot) }))
-      .sort((a, b) => b.docs - a.docs || a.hi - b.hi || a.lo - b.lo)
-      .slice(sampleCap >> 1);
-    for (const k of evicted) sampleBySlot.delete(k.slot);
+    const keep = sampleCap >> 1;
+    const counts = new Uint32Array(sampleBySlot.size);
+    let i = 0;
+    for (const slot of sampleBySlot.keys()) counts[i++] = table.value(slot);
+    counts.sort();
+    const cutoff = counts[counts.length - keep]!;
+    let above = 0;
+    for (const c of counts) if (c > cutoff) above++;
+    let tiesKept = 0;
+    for (const slot of sampleBySlot.keys()) {
+      const c = table.value(slot);
+      if (c < cutoff || (c === cutoff && tiesKept++ >= keep - above)) sampleBySlot.delete(slot);
+    }
   };
 
   const spill = () => {
