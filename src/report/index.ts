@@ -1,1 +1,2 @@
-export {};
+export * from './figures.js';
+export * from './html.js';

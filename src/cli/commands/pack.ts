@@ -1,11 +1,55 @@
-import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
+import { Option, type Command } from 'commander';
+import { action, intOption } from '../common.js';
+import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
+import { printSummary } from '../summary.js';
 
 export function register(program: Command): void {
   program
     .command('pack')
-    .description('(not implemented yet)')
-    .action(() => {
-      process.stderr.write('midpack: pack is not implemented yet\n');
-      process.exitCode = 2;
-    });
+    .description(
+      'Tokenize documents (JSONL .jsonl/.gz/.zst, Parquet, Arrow), best-fit pack them into bins of exactly L tokens, ' +
+        'and write OUT/shards (Arrow IPC, datasets.load_from_disk), OUT/megatron (indexed datasets), manifest.json and report.json/html. ' +
+        'A killed run restarted with the same command resumes and ends with the same bytes.',
+    )
+    .argument('<inputs...>', 'document files or folders of them')
+    .requiredOption('--out <dir>', 'output folder')
+    .option('--tokenizer <name|path>', 'qwen3 (shipped with the package) or a path to a tokenizer.json', PACK_DEFAULTS.tokenizer)
+    .option('--workers <n>', 'tokenizer worker threads (output is identical for any count)', intOption('--workers', 1), availableParallelism())
+    .option('--seq-len <L>', 'tokens per bin', intOption('--seq-len', 1), PACK_DEFAULTS.seqLen)
+    .addOption(new Option('--overlong <policy>', 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated)').choices(['split', 'slide', 'drop', 'boundary']).default(PACK_DEFAULTS.overlong))
+    .option('--slide-stride <n>', 'stride of the slide policy (default L/2)', intOption('--slide-stride', 1))
+    .option('--window-units <n>', 'packing units buffered and placed longest first (memory knob)', intOption('--window-units', 1))
+    .option('--max-open-bins <n>', 'bins kept open for more units (memory knob)', intOption('--max-open-bins', 1))
+    .option('--rows-per-shard <n>', 'bins per Arrow shard file', intOption('--rows-per-shard', 1), PACK_DEFAULTS.rowsPerShard)
+    .option('--name <name>', 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)', PACK_DEFAULTS.name)
+    .option('--chunk-tokens <n>', 'tokens per work chunk: how much a killed run may redo', intOption('--chunk-tokens', 1), PACK_DEFAULTS.chunkTokens)
+    .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
+    .option('--no-progress', 'no progress bar (it only shows on a terminal anyway)')
+    .addHelpText(
+      'after',
+      '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare',
+    )
+    .action(
+      action(async (inputs: string[], opts) => {
+        const summary = await runPackJob({
+          inputs,
+          out: opts.out,
+          tokenizer: opts.tokenizer,
+          workers: opts.workers,
+          seqLen: opts.seqLen,
+          overlong: opts.overlong,
+          slideStride: opts.slideStride,
+          windowUnits: opts.windowUnits,
+          maxOpenBins: opts.maxOpenBins,
+          rowsPerShard: opts.rowsPerShard,
+          name: opts.name,
+          chunkTokens: opts.chunkTokens,
+          keepWork: opts.keepWork,
+          progress: opts.progress,
+        });
+        printSummary(opts.out, summary.manifest, summary.report);
+        if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
+      }),
+    );
 }

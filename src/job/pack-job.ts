@@ -1,0 +1,384 @@
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Doc } from '../doc/document.js';
+import { Ledger } from '../core/ledger.js';
+import { readDocuments, isDocumentFile } from '../io/documents.js';
+import { expandInputs } from '../io/inputs.js';
+import { loadTokenizer } from '../tokenize/tokenizer.js';
+import { TokenizePool } from '../tokenize/pool.js';
+import type { TokenizeResult } from '../tokenize/encode.js';
+import { StreamingPacker, type ClosedBins, type OverlongPolicy } from '../pack/index.js';
+import { ArrowShardWriter, completedShards, type ShardsResult } from '../write/arrow-shards.js';
+import { MegatronBinsWriter, type MegatronFileInfo } from '../write/megatron.js';
+import { writeFileAtomic, AtomicFile } from '../write/files.js';
+import type { PackedBin } from '../write/bin.js';
+import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
+import { FiguresBuilder, type ReportJson } from '../report/figures.js';
+import { writeReportHtml } from '../report/html.js';
+import { Progress } from '../cli/progress.js';
+
+export interface PackJobOptions {
+  inputs: string[];
+  out: string;
+  tokenizer: string;
+  workers: number;
+  seqLen: number;
+  overlong: OverlongPolicy;
+  slideStride?: number;
+  windowUnits?: number;
+  maxOpenBins?: number;
+  rowsPerShard: number;
+  /** Megatron dataset name: megatron/NAME_text_document.bin/.idx ... */
+  name: string;
+  /** Tokens per work chunk: the resume granularity. */
+  chunkTokens: number;
+  keepWork: boolean;
+  progress: boolean;
+}
+
+export const PACK_DEFAULTS = {
+  tokenizer: 'qwen3',
+  seqLen: 262_144,
+  overlong: 'split' as OverlongPolicy,
+  rowsPerShard: 256,
+  name: 'midpack',
+  chunkTokens: 4_000_000,
+  keepWork: false,
+};
+
+export interface PackSummary {
+  manifest: Manifest;
+  report: ReportJson;
+}
+
+export interface Manifest {
+  midpack_version: string;
+  config: Record<string, unknown>;
+  tokenizer: { name: string; sha256: string; eos_id: number; pad_id: number };
+  inputs: { path: string; bytes: number; sha256: string }[];
+  ledger: ReturnType<Ledger['toJSON']>;
+  balanced: boolean;
+  counts: { documents: number; tokens: number; masked_tokens: number; units: number; bins: number; padding_tokens: number };
+  shards: ShardsResult['shards'];
+  shards_fingerprint: string;
+  megatron: MegatronFileInfo[];
+  doc_lengths: { path: string; sha256: string };
+  /** Ledgers and figures of the stages that made the documents (from `midpack run`). */
+  stages?: Record<string, unknown>;
+}
+
+/** Options that decide the output bytes: a resumed run must use the same ones. */
+function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, unknown> {
+  return {
+    tokenizer: o.tokenizer,
+    tokenizer_sha256: tokenizerHash,
+    seq_len: o.seqLen,
+    overlong: o.overlong,
+    slide_stride: o.slideStride ?? null,
+    window_units: o.windowUnits ?? null,
+    max_open_bins: o.maxOpenBins ?? null,
+    rows_per_shard: o.rowsPerShard,
+    name: o.name,
+    chunk_tokens: o.chunkTokens,
+  };
+}
+
+/**
+ * The pack job: read documents → tokenize on worker threads (input order kept) → tokenized
+ * chunks on disk → best-fit pack (native) → Arrow shards, Megatron datasets, manifest, report.
+ *
+ * Resume: complete chunks from a killed run are reused (not tokenized again) and complete
+ * shards are kept; everything else is rewritten from the chunks, deterministically, so the
+ * outputs are byte-identical to an uninterrupted run, for any worker count.
+ */
+export async function runPackJob(
+  o: PackJobOptions,
+  source?: { docs: AsyncIterable<Doc>; ledger: Ledger; inputs: string[]; stages?: Record<string, unknown> },
+): Promise<PackSummary> {
+  const tokenizer = await loadTokenizer(o.tokenizer);
+  const config = outputConfig(o, tokenizer.hash);
+  mkdirSync(o.out, { recursive: true });
+  const workDir = join(o.out, '.work');
+  checkResumable(workDir, config);
+
+  const ledger = source?.ledger ?? new Ledger();
+  ledger.onDrop ??= (_r, m) => process.stderr.write(`midpack: pack: ${m}\n`);
+  const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
+  const docs = source?.docs ?? readDocuments(o.inputs, ledger);
+
+  const store = new ChunkStore(workDir);
+  const resumed = store.completed();
+  const resumeSeq = resumed.length ? resumed[resumed.length - 1]!.firstSeq + resumed[resumed.length - 1]!.docs.length : 0;
+
+  const packer = new StreamingPacker({
+    capacity: o.seqLen,
+    overlong: o.overlong,
+    slideStride: o.slideStride,
+    windowUnits: o.windowUnits,
+    maxOpenBins: o.maxOpenBins,
+  });
+  const shardsDir = join(o.out, 'shards');
+  const arrow = new ArrowShardWriter({ dir: shardsDir, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, startShard: resumed.length ? completedShards(shardsDir) : 0 });
+  const megatron = new MegatronBinsWriter({ dir: join(o.out, 'megatron'), name: o.name, seqLen: o.seqLen });
+  const lengthsFile = new AtomicFile(join(o.out, 'doc_lengths.u32'));
+  const figures = new FiguresBuilder(o.seqLen);
+  const progress = new Progress(o.progress, ['documents', 'tokens', 'bins']);
+  let fragmented = 0;
+
+  const bins = new BinAssembler(store, o.seqLen, tokenizer.padId);
+  const emit = async (closed: ClosedBins) => {
+    for (let b = 0; b < closed.binCount; b++) {
+      const bin = bins.assemble(closed, b);
+      fragmented += bins.fragmentedUnits;
+      figures.addBin(bins.lastTokens, bin.docLens.length);
+      await arrow.writeBin(bin);
+      await megatron.writeBin(bin);
+      progress.add('bins', 1);
+    }
+  };
+
+  /** A chunk, new or resumed, goes through the same path: figures, lengths, packer. */
+  const packChunk = async (index: ChunkIndex) => {
+    store.register(index);
+    const lengths = new Uint32Array(index.docs.length);
+    const counts = new Uint32Array(index.docs.length);
+    const headers = new Uint32Array(index.docs.length);
+    const offsets: number[] = [];
+    index.docs.forEach((d, i) => {
+      lengths[i] = d.len;
+      figures.addDoc(d);
+      const b = d.boundaries ?? [];
+      counts[i] = b.length;
+      headers[i] = b.length ? b[0]! : 0;
+      for (const x of b) offsets.push(x);
+    });
+    await lengthsFile.write(Buffer.from(lengths.buffer));
+    await emit(packer.push({ lengths, boundaryCounts: counts, boundaryOffsets: Uint32Array.from(offsets), headerLens: headers }));
+  };
+
+  try {
+    for (const index of resumed) {
+      await packChunk(index);
+      progress.add('documents', index.docs.length);
+      progress.add('tokens', index.tokens);
+    }
+    if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeSeq} documents already tokenized)\n`);
+
+    // Documents the earlier run already tokenized are read again (the ledger must count
+    // them) but not tokenized again.
+    let seq = 0;
+    async function* accepted(): AsyncIterable<{ doc: Doc; seq: number }> {
+      for await (const doc of docs) {
+        if (doc.text.length === 0) {
+          ledger.drop('empty_text', `${doc.source} (${doc.id}): empty text`);
+          continue;
+        }
+        if (!isWellFormed(doc.text)) {
+          ledger.drop('invalid_unicode', `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates`);
+          continue;
+        }
+        const s = seq++;
+        if (s < resumeSeq) {
+          ledger.output();
+          continue;
+        }
+        yield { doc, seq: s };
+      }
+    }
+
+    const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
+    let pending: { docs: ChunkDoc[]; ids: Int32Array[]; masks: Uint8Array[]; tokens: number; firstSeq: number } | null = null;
+    const flush = async () => {
+      if (!pending || pending.docs.length === 0) return;
+      const index: ChunkIndex = { firstSeq: pending.firstSeq, tokens: pending.tokens, docs: pending.docs };
+      store.write(store.chunkCount, index, pending.ids, pending.masks);
+      const p = pending;
+      pending = null;
+      await packChunk(index);
+      void p;
+    };
+    try {
+      for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
+        if (!r.ids) {
+          ledger.drop('tokenize_failed', `${doc.source} (${doc.id}): ${r.error}`);
+          continue;
+        }
+        ledger.output();
+        pending ??= { docs: [], ids: [], masks: [], tokens: 0, firstSeq: s };
+        pending.docs.push(chunkDoc(doc, r));
+        pending.ids.push(r.ids);
+        pending.masks.push(r.mask!);
+        pending.tokens += r.ids.length;
+        progress.add('documents', 1);
+        progress.add('tokens', r.ids.length);
+        if (pending.tokens >= o.chunkTokens) await flush();
+      }
+      await flush();
+    } finally {
+      await pool.close();
+    }
+    await emit(packer.finish());
+    progress.stop();
+
+    const shards = await arrow.close();
+    const megatronFiles = await megatron.close();
+    const lengthsSha = await lengthsFile.commit();
+    const st = packer.stats();
+    const report = figures.finish({
+      overlongPolicy: o.overlong,
+      overlongDocs: st.overlongDocs,
+      droppedDocs: st.droppedDocs,
+      droppedTokens: st.droppedTokens,
+      duplicatedTokens: st.duplicatedTokens,
+      fragmentedUnits: fragmented,
+    });
+    if (source?.stages) report.stages = source.stages;
+    if (st.droppedDocs) ledger.produce('documents_dropped_by_overlong_policy', st.droppedDocs);
+
+    const manifest: Manifest = {
+      midpack_version: '0.1.0',
+      config,
+      tokenizer: { name: tokenizer.name, sha256: tokenizer.hash, eos_id: tokenizer.eosId, pad_id: tokenizer.padId },
+      inputs: await Promise.all(inputFiles.map(describeInput)),
+      ledger: ledger.toJSON(),
+      balanced: ledger.balanced(),
+      counts: {
+        documents: report.packing.documents,
+        tokens: report.packing.tokens,
+        masked_tokens: report.masked_tokens,
+        units: report.packing.units,
+        bins: report.packing.bins,
+        padding_tokens: report.packing.padding_tokens,
+      },
+      shards: shards.shards,
+      shards_fingerprint: shards.fingerprint,
+      megatron: megatronFiles,
+      doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
+    };
+    if (source?.stages) manifest.stages = source.stages;
+    for (const s of manifest.shards) delete (s as { reused?: boolean }).reused;
+    writeFileAtomic(join(o.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+    writeReportHtml(join(o.out, 'report.html'), report, manifest);
+    writeFileAtomic(join(o.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    if (o.keepWork) store.close();
+    else store.remove();
+    return { manifest, report };
+  } catch (e) {
+    progress.stop();
+    store.close();
+    arrow.abort();
+    megatron.abort();
+    lengthsFile.abort();
+    throw e;
+  }
+}
+
+function toRequest({ doc }: { doc: Doc }) {
+  const boundaries = Array.isArray(doc.meta.boundaries) && doc.kind === 'repo' ? (doc.meta.boundaries as number[]) : undefined;
+  return { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries };
+}
+
+function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
+  const d: ChunkDoc = { id: doc.id, kind: doc.kind, source: doc.source, len: r.ids!.length, masked: r.masked ?? 0 };
+  if (r.boundaries && r.boundaries.length) d.boundaries = Array.from(r.boundaries);
+  if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
+  const lang = mainLanguage(doc.meta);
+  if (lang) d.language = lang;
+  return d;
+}
+
+/** The document's language, or for a repository the language with the most files. */
+function mainLanguage(meta: Record<string, unknown>): string | undefined {
+  if (typeof meta.language === 'string') return meta.language;
+  const langs = meta.languages;
+  if (langs && typeof langs === 'object') {
+    let best: string | undefined;
+    let bestN = -1;
+    for (const [k, v] of Object.entries(langs as Record<string, number>).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (typeof v === 'number' && v > bestN) {
+        best = k;
+        bestN = v;
+      }
+    }
+    return best;
+  }
+  return undefined;
+}
+
+/** Builds each closed bin's exactly-L token and mask arrays from the chunk store. */
+class BinAssembler {
+  lastTokens = 0;
+  fragmentedUnits = 0;
+  constructor(
+    private readonly store: ChunkStore,
+    private readonly seqLen: number,
+    private readonly padId: number,
+  ) {}
+
+  assemble(c: ClosedBins, b: number): PackedBin {
+    const inputIds = new Int32Array(this.seqLen).fill(this.padId);
+    const lossMask = new Uint8Array(this.seqLen);
+    const from = c.binUnitStart[b]!;
+    const to = c.binUnitStart[b + 1]!;
+    const n = to - from;
+    const docLens = new Int32Array(n);
+    const docOffsets = new Int32Array(n);
+    const docIds: string[] = [];
+    const docKinds: string[] = [];
+    let at = 0;
+    this.fragmentedUnits = 0;
+    for (let u = from; u < to; u++) {
+      const seq = c.unitDoc[u]!;
+      const header = c.unitHeader[u]!;
+      const start = c.unitStart[u]!;
+      const end = c.unitEnd[u]!;
+      const len = header + end - start;
+      if (at + len > this.seqLen) throw new Error(`packer bug: bin ${b} overflows ${this.seqLen} tokens`);
+      this.store.read(seq, 0, header, inputIds, lossMask, at);
+      this.store.read(seq, start, end, inputIds, lossMask, at + header);
+      const d = this.store.doc(seq);
+      docLens[u - from] = len;
+      docOffsets[u - from] = start;
+      docIds.push(d.id);
+      docKinds.push(d.kind);
+      at += len;
+    }
+    this.lastTokens = at;
+    return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets };
+  }
+}
+
+/** A work folder from a run with other output settings would mix two runs: refuse it. */
+function checkResumable(workDir: string, config: Record<string, unknown>): void {
+  const path = join(workDir, 'config.json');
+  const body = JSON.stringify(config);
+  if (existsSync(path)) {
+    const old = readFileSync(path, 'utf8');
+    if (old !== body) {
+      throw new Error(`${workDir} holds an interrupted run with different settings (${old}); remove it or use the same settings to resume`);
+    }
+    return;
+  }
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  writeFileAtomic(path, body);
+}
+
+async function describeInput(path: string): Promise<{ path: string; bytes: number; sha256: string }> {
+  if (path === '-') return { path, bytes: 0, sha256: '' };
+  const st = statSync(path);
+  if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
+  return { path, bytes: st.size, sha256: await sha256Of(path) };
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+/** String.prototype.isWellFormed (Node 20) without the ES2024 lib typings. */
+function isWellFormed(s: string): boolean {
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}

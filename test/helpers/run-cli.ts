@@ -1,0 +1,45 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { repoRoot } from './paths.js';
+
+export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+
+/** Runs the midpack CLI to completion. */
+export function midpack(args: string[], opts: { env?: Record<string, string>; input?: string } = {}) {
+  const r = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...opts.env }, input: opts.input, maxBuffer: 1 << 28 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the CLI and SIGKILLs it once `when(stderrSoFar, elapsedMs)` says so (or it ends). */
+export function midpackKilled(args: string[], killAfterMs: number): Promise<{ killed: boolean; status: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.resume();
+    let killed = false;
+    const t = setTimeout(() => {
+      killed = child.kill('SIGKILL');
+    }, killAfterMs);
+    child.on('exit', (status) => {
+      clearTimeout(t);
+      resolve({ killed: killed && status === null, status });
+    });
+  });
+}
+
+/** sha256 of every file under dir (relative path → hash), for byte-identity checks. */
+export function hashTree(dir: string, skip: (rel: string) => boolean = () => false): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      const rel = relative(dir, p);
+      if (skip(rel)) continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}

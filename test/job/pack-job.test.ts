@@ -1,0 +1,217 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { tableFromIPC } from 'apache-arrow';
+import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
+import { repoRoot } from '../helpers/paths.js';
+import { midpack, midpackKilled, hashTree } from '../helpers/run-cli.js';
+
+const L = 4096;
+const tmp = () => mkdtempSync(join(tmpdir(), 'midpack-pack-'));
+
+/** Real code and prose from node_modules, one document per file, with a few loss-mask spans. */
+function realCorpus(dir: string, opts: { bad?: boolean } = {}): { path: string; docs: Map<string, { text: string; spans: [number, number][] }> } {
+  const files = [
+    'commander/lib/command.js',
+    'commander/lib/help.js',
+    'commander/lib/option.js',
+    'commander/Readme.md',
+    'p-limit/index.js',
+    'p-limit/readme.md',
+    'yaml/dist/compose/composer.js',
+    'yaml/dist/parse/lexer.js',
+    'yaml/dist/parse/parser.js',
+    'semver/README.md',
+    'diff/lib/diff/base.js',
+  ];
+  const docs = new Map<string, { text: string; spans: [number, number][] }>();
+  const lines: string[] = [];
+  files.forEach((f, i) => {
+    const text = readFileSync(join(repoRoot, 'node_modules', f), 'utf8');
+    // mask the first 5 lines and every line that starts with "//" or "import"/"const": a stand-in for masking
+    const spans: [number, number][] = [];
+    let pos = 0;
+    text.split('\n').forEach((line, k) => {
+      const end = pos + line.length + 1;
+      if (k < 5 || /^\s*(\/\/|import |const )/.test(line)) {
+        const last = spans[spans.length - 1];
+        const b = Math.min(end, text.length);
+        if (last && last[1] === pos) last[1] = b;
+        else if (b > pos) spans.push([pos, b]);
+      }
+      pos = end;
+    });
+    const id = `doc-${i}`;
+    docs.set(id, { text, spans });
+    lines.push(JSON.stringify({ id, kind: i % 2 ? 'web' : 'text', source: `npm:${f}`, text, meta: {}, loss_mask_spans: spans }));
+    if (opts.bad && i === 3) {
+      lines.push('{"id": "broken", "text": "no closing brace"');
+      lines.push(JSON.stringify({ id: 'empty', text: '' }));
+      lines.push(JSON.stringify({ id: 'no-text', meta: {} }));
+    }
+  });
+  const path = join(dir, 'corpus.jsonl');
+  let body = Buffer.from(lines.join('\n') + '\n');
+  if (opts.bad) body = Buffer.concat([body, Buffer.from('{"id":"latin1","text":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]);
+  writeFileSync(path, body);
+  return { path, docs };
+}
+
+function readShards(out: string) {
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+  const rows: { ids: Int32Array; mask: Uint8Array; lens: number[]; docIds: string[]; offsets: number[] }[] = [];
+  for (const s of manifest.shards) {
+    const t = tableFromIPC(readFileSync(join(out, 'shards', s.filename)));
+    for (let r = 0; r < t.numRows; r++) {
+      const row = t.get(r)!;
+      rows.push({
+        ids: Int32Array.from(row.input_ids.toArray()),
+        mask: Uint8Array.from(row.loss_mask.toArray()),
+        lens: Array.from(row.doc_lens.toArray()),
+        docIds: Array.from(row.doc_ids.toArray()),
+        offsets: Array.from(row.doc_offsets.toArray()),
+      });
+    }
+  }
+  return { manifest, rows };
+}
+
+test('pack: every document in the shards equals a fresh tokenization; rows are exactly L; masks exact by decoding', async () => {
+  const dir = tmp();
+  const { path, docs } = realCorpus(dir);
+  const out = join(dir, 'out');
+  const r = midpack(['pack', path, '--out', out, '--seq-len', String(L), '--workers', '2', '--no-progress']);
+  assert.equal(r.status, 0, r.stderr);
+  const tok = await loadTokenizer();
+  const { manifest, rows } = readShards(out);
+  assert.equal(manifest.balanced, true);
+  // reassemble each document from its units (split policy: chunks in order of offset)
+  const pieces = new Map<string, { offset: number; ids: Int32Array; mask: Uint8Array }[]>();
+  for (const row of rows) {
+    assert.equal(row.ids.length, L);
+    const used = row.lens.reduce((s, x) => s + x, 0);
+    assert.ok(used <= L);
+    for (let i = used; i < L; i++) {
+      assert.equal(row.ids[i], tok.padId);
+      assert.equal(row.mask[i], 0);
+    }
+    let at = 0;
+    row.lens.forEach((len, u) => {
+      const list = pieces.get(row.docIds[u]!) ?? [];
+      list.push({ offset: row.offsets[u]!, ids: row.ids.subarray(at, at + len), mask: row.mask.subarray(at, at + len) });
+      pieces.set(row.docIds[u]!, list);
+      at += len;
+    });
+  }
+  assert.equal(pieces.size, docs.size);
+  for (const [id, { text, spans }] of docs) {
+    const list = pieces.get(id)!.sort((a, b) => a.offset - b.offset);
+    const ids = Int32Array.from(list.flatMap((p) => Array.from(p.ids)));
+    const mask = Uint8Array.from(list.flatMap((p) => Array.from(p.mask)));
+    const fresh = tok.encodeDoc({ text });
+    assert.deepEqual(ids, fresh.ids, `${id}: tokens differ from a fresh tokenization`);
+    // exactness by decoding: walk tokens, each decodes to the next characters of the text
+    let pos = 0;
+    let checked = 0;
+    for (let i = 0; i < ids.length - 1; i++) {
+      const piece = tok.decode([ids[i]!]);
+      if (piece.includes('\uFFFD')) {
+        pos = -1; // a multi-byte character split across tokens: positions resync below
+        break;
+      }
+      assert.equal(text.slice(pos, pos + piece.length), piece);
+      const inside = spans.some(([a, b]) => a <= pos && pos + piece.length <= b);
+      assert.equal(mask[i], inside ? 0 : 1, `${id}: token ${i} ${JSON.stringify(piece)} at ${pos}`);
+      pos += piece.length;
+      checked++;
+    }
+    if (pos >= 0) assert.equal(pos, text.length);
+    assert.ok(checked > 100);
+    assert.equal(mask[ids.length - 1], 1, 'the end-of-text token is trained on');
+  }
+});
+
+test('pack: the manifest balances with malformed lines, empty texts, a record without text and invalid UTF-8', () => {
+  const dir = tmp();
+  const { path, docs } = realCorpus(dir, { bad: true });
+  const out = join(dir, 'out');
+  const r = midpack(['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress']);
+  assert.equal(r.status, 0, r.stderr);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+  assert.equal(m.ledger.records_in, docs.size + 4);
+  assert.equal(m.ledger.records_out, docs.size);
+  assert.deepEqual(m.ledger.dropped, { empty_text: 1, invalid_utf8: 1, malformed_json: 1, missing_text: 1 });
+  assert.equal(m.balanced, true);
+  assert.match(r.stderr, /corpus\.jsonl:\d+: .*JSON/);
+  assert.match(r.stderr, /corpus\.jsonl:\d+: line is not valid UTF-8/);
+});
+
+test('pack: the same bytes for 1, 2 and 4 workers', () => {
+  const dir = tmp();
+  const { path } = realCorpus(dir);
+  const hashes = [1, 2, 4].map((w) => {
+    const out = join(dir, `out-${w}`);
+    const r = midpack(['pack', path, '--out', out, '--seq-len', String(L), '--workers', String(w), '--no-progress', '--chunk-tokens', '20000']);
+    assert.equal(r.status, 0, r.stderr);
+    return hashTree(out);
+  });
+  assert.ok(Object.keys(hashes[0]!).length >= 8);
+  assert.deepEqual(hashes[1], hashes[0]);
+  assert.deepEqual(hashes[2], hashes[0]);
+});
+
+test('pack: killed with SIGKILL at several points, then rerun, ends with the same sha256 for every file', async () => {
+  const dir = tmp();
+  const { path } = realCorpus(dir);
+  const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4'];
+  const ref = join(dir, 'ref');
+  assert.equal(midpack(args(ref)).status, 0);
+  const expected = hashTree(ref);
+  let killedAtLeastOnce = false;
+  let resumedFromChunks = false;
+  for (const ms of [700, 1300, 2000, 2600]) {
+    const out = join(dir, `killed-${ms}`);
+    const k = await midpackKilled(args(out), ms);
+    killedAtLeastOnce ||= k.killed;
+    if (k.killed && existsSync(join(out, '.work'))) {
+      resumedFromChunks ||= readdirSync(join(out, '.work')).some((f) => f.endsWith('.json') && f.startsWith('chunk-'));
+    }
+    // a second kill during the rerun, then a full rerun
+    await midpackKilled(args(out), ms / 2);
+    const r = midpack(args(out));
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(hashTree(out), expected, `killed after ${ms} ms`);
+  }
+  assert.ok(killedAtLeastOnce, 'no run was killed before it finished: the corpus is too small for the timings');
+  assert.ok(resumedFromChunks, 'no killed run had complete chunks to resume from');
+});
+
+test('pack: Hugging Face datasets opens the shards (where Python has datasets)', (t) => {
+  const probe = spawnSync('python3', ['-c', 'import datasets'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    t.skip('python3 with the datasets package is not installed');
+    return;
+  }
+  const dir = tmp();
+  const { path, docs } = realCorpus(dir);
+  const out = join(dir, 'out');
+  assert.equal(midpack(['pack', path, '--out', out, '--seq-len', String(L), '--no-progress']).status, 0);
+  const py = `
+import sys, json, datasets
+ds = datasets.load_from_disk(sys.argv[1])
+rows = [ds[i] for i in range(len(ds))]
+assert all(len(r["input_ids"]) == ${L} for r in rows)
+ids = sorted(set(i for r in rows for i in r["doc_ids"]))
+print(json.dumps({"rows": len(ds), "ids": ids, "tokens": sum(sum(r["doc_lens"]) for r in rows)}))
+`;
+  const r = spawnSync('python3', ['-c', py, join(out, 'shards')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const got = JSON.parse(r.stdout);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+  assert.equal(got.rows, m.counts.bins);
+  assert.equal(got.tokens, m.counts.tokens);
+  assert.deepEqual(got.ids, [...docs.keys()].sort());
+});
