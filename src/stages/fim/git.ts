@@ -1,0 +1,98 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** Small, bounded access to a git repository: one long-running `cat-file` and short commands. */
+export function git(dir: string, args: string[], maxBytes = 256 << 20): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > maxBytes) p.kill();
+      else chunks.push(d);
+    });
+    p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (size > maxBytes) reject(new Error(`git ${args[0]}: output over ${maxBytes} bytes`));
+      else if (code !== 0) reject(new Error(`git ${args.join(' ')} in ${dir}: ${stderr.trim() || `exit ${code}`}`));
+      else resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+/** Streams the lines of a git command's output (rev-list over a long history stays bounded). */
+export async function* gitLines(dir: string, args: string[]): AsyncIterable<string> {
+  const p = spawn('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<number | null>((resolve, reject) => {
+    p.on('error', reject);
+    p.on('close', resolve);
+  });
+  for await (const line of createInterface({ input: p.stdout })) yield line;
+  const code = await closed;
+  if (code !== 0) throw new Error(`git ${args.join(' ')} in ${dir}: ${stderr.trim() || `exit ${code}`}`);
+}
+
+/** `git cat-file --batch-command`: object sizes and contents without a process per object. */
+export class CatFile {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private buf: Buffer = Buffer.alloc(0);
+  private wake: (() => void) | undefined;
+  private failed: Error | undefined;
+
+  constructor(dir: string) {
+    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command']);
+    this.proc.stdout.on('data', (d: Buffer) => {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+      this.wake?.();
+    });
+    const fail = (e: Error) => {
+      this.failed = e;
+      this.wake?.();
+    };
+    this.proc.on('error', fail);
+    this.proc.on('close', () => fail(new Error(`git cat-file ended in ${dir}`)));
+    this.proc.stdin.on('error', fail);
+  }
+
+  private async waitFor(n: () => number): Promise<number> {
+    for (;;) {
+      const at = n();
+      if (at >= 0) return at;
+      if (this.failed) throw this.failed;
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = undefined;
+    }
+  }
+
+  private async header(command: string): Promise<{ type: string; size: number } | undefined> {
+    this.proc.stdin.write(command + '\n');
+    const nl = await this.waitFor(() => this.buf.indexOf(10));
+    const line = this.buf.subarray(0, nl).toString('utf8');
+    this.buf = this.buf.subarray(nl + 1);
+    const parts = line.split(' ');
+    if (parts[1] === 'missing' || parts.length < 3) return undefined;
+    return { type: parts[1]!, size: Number(parts[2]) };
+  }
+
+  async info(object: string): Promise<{ type: string; size: number } | undefined> {
+    return this.header(`info ${object}`);
+  }
+
+  async contents(object: string): Promise<Buffer | undefined> {
+    const h = await this.header(`contents ${object}`);
+    if (!h) return undefined;
+    await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1));
+    const body = Buffer.from(this.buf.subarray(0, h.size));
+    this.buf = this.buf.subarray(h.size + 1);
+    return body;
+  }
+
+  close(): void {
+    this.proc.stdin.end();
+  }
+}

@@ -1,0 +1,38 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { Ledger } from '../../core/ledger.js';
+import { stableId } from '../../core/random.js';
+import type { Doc } from '../../doc/document.js';
+import { readDocsJsonl } from '../../io/jsonl.js';
+import { expandInputs, isJsonl } from '../../io/inputs.js';
+import { decodeText } from './text.js';
+
+const IN_GIT_DIR = /(^|[/\\])\.git[/\\]/;
+
+/**
+ * The FIM stage's inputs: JSONL documents, or plain code files and folders (each file one
+ * `text` document, id from the seed and its path). Files over `maxFileBytes`, binary files
+ * and files that are not UTF-8 are counted and dropped; a `.git` folder is never read.
+ */
+export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: number, maxFileBytes: number): AsyncIterable<Doc> {
+  for (const file of expandInputs(inputs, () => true)) {
+    if (IN_GIT_DIR.test(file)) continue;
+    if (isJsonl(file) || file === '-') {
+      yield* readDocsJsonl(file, ledger);
+      continue;
+    }
+    ledger.input();
+    const size = statSync(file).size;
+    if (size > maxFileBytes) {
+      ledger.drop('too_large', `${file}: ${size} bytes (limit ${maxFileBytes})`);
+      continue;
+    }
+    const text = decodeText(readFileSync(file));
+    if (text === undefined) {
+      ledger.drop('binary', `${file}: binary or not valid UTF-8`);
+      continue;
+    }
+    const dot = file.lastIndexOf('.');
+    const ext = dot > file.lastIndexOf('/') ? file.slice(dot + 1).toLowerCase() : '';
+    yield { id: stableId(seed, file), kind: 'text', source: file, text, meta: { path: file, ...(ext ? { extension: ext } : {}) } };
+  }
+}
