@@ -304,10 +304,11 @@ export class ArrowShardWriter {
   }
 
   /** Gives up: the shard in progress is removed; completed shards stay for a later resume. */
-  abort(): void {
+  async abort(): Promise<void> {
     this.closed = true;
-    this.current?.file.abort();
+    const file = this.current?.file;
     this.current = undefined;
+    await file?.abort();
   }
 
   private async flushBatch(): Promise<void> {

@@ -16,12 +16,19 @@ export class AtomicFile {
   private readonly stream: WriteStream;
   private readonly tmp: string;
   private readonly hash = createHash('sha256');
+  /** A write error (disk full, ...) kept for the next call, instead of an unhandled 'error' event. */
+  private error: Error | undefined;
   bytes = 0;
 
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
     this.tmp = tempPath(path);
     this.stream = createWriteStream(this.tmp);
+    this.stream.on('error', (e) => (this.error ??= e));
+  }
+
+  private check(): void {
+    if (this.error) throw new Error(`${this.path}: ${this.error.message}`);
   }
 
   /**
@@ -29,6 +36,7 @@ export class AtomicFile {
    * bounded. The stream keeps a reference until flushed: the caller must not reuse `chunk`.
    */
   async write(chunk: Uint8Array): Promise<void> {
+    this.check();
     if (chunk.byteLength === 0) return;
     this.hash.update(chunk);
     this.bytes += chunk.byteLength;
@@ -37,16 +45,23 @@ export class AtomicFile {
 
   /** Flushes, closes and renames into place; returns the sha256 of the content. */
   async commit(): Promise<string> {
+    this.check();
     const closed = once(this.stream, 'close');
     this.stream.end();
     await closed;
+    this.check();
     renameSync(this.tmp, this.path);
     return this.hash.digest('hex');
   }
 
-  /** Gives up: the temporary file is removed, nothing appears under the final name. */
-  abort(): void {
-    this.stream.destroy();
+  /** Gives up: once the stream has closed, the temporary file is removed; nothing appears under the final name. */
+  async abort(): Promise<void> {
+    if (!this.stream.closed) {
+      // Not once(): that rejects on the 'error' that destroying a stream with pending writes emits.
+      const closed = new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
+      this.stream.destroy();
+      await closed;
+    }
     rmSync(this.tmp, { force: true });
   }
 }

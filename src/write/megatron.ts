@@ -115,8 +115,8 @@ export class MegatronIndexedWriter {
     ];
   }
 
-  abort(): void {
-    this.data.abort();
+  abort(): Promise<void> {
+    return this.data.abort();
   }
 }
 
@@ -178,10 +178,8 @@ export class MegatronBinsWriter {
     return [...(await this.text.close()), ...(await this.lossMask.close()), ...(await this.docLens.close())];
   }
 
-  abort(): void {
-    this.text.abort();
-    this.lossMask.abort();
-    this.docLens.abort();
+  async abort(): Promise<void> {
+    await Promise.all([this.text.abort(), this.lossMask.abort(), this.docLens.abort()]);
   }
 }
 

@@ -173,5 +173,5 @@ test('a bin that breaks the contract is refused with its row and first document 
   await assert.rejects(w.writeBin(short), new RegExp(`bin 1 \\(first document ${bins[1]!.docIds[0]}\\): input_ids must be an Int32Array of exactly ${L}`));
   const overfull = { ...bins[1]!, docLens: Int32Array.from(bins[1]!.docLens, (n, i) => (i === 0 ? n + L : n)) };
   await assert.rejects(w.writeBin(overfull), /more than the bin length/);
-  w.abort();
+  await w.abort();
 });
