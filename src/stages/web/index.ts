@@ -1,1 +1,11 @@
-export {};
+export { rewriteWeb, unwrapAnswer, WEB_DEFAULTS, type RewriteWebOptions } from './stage.js';
+export { readWebInputs, pageDoc, DEFAULT_MAX_PAGE_BYTES, type WebSourceOptions } from './sources.js';
+export { rewriteWithRules, DEFAULT_MAX_DEPTH, type RulesOptions, type RulesResult } from './rules.js';
+export { extractMainContent, findTitle, type Extraction } from './extract.js';
+export { MarkdownRenderer, codeLanguage, codeText, fence, type CodeBlock, type MarkdownOptions } from './markdown.js';
+export { decodeHtml, charsetFromContentType, type Decoded } from './encoding.js';
+export { readWarc, parseHttpResponse, type WarcRecord, type WarcItem } from './warc.js';
+export { LlmClient, DEFAULT_PROMPT, LLM_DEFAULTS, cacheKey, completionsUrl, type LlmOptions, type LlmOutcome } from './llm.js';
+export { checkRewrite, DEFAULT_GUARD, type GuardOptions, type Rejection } from './guard.js';
+export { tokenF1, wordTokens } from './tokens.js';
+export { webStats, type WebStats } from './stats.js';

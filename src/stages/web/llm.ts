@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebStats } from './stats.js';
+import { bump } from './stats.js';
+
+/**
+ * A client for any OpenAI-compatible chat-completions server (vLLM, SGLang, hosted APIs):
+ * retries with exponential backoff on 429, 5xx, timeouts, network errors and malformed
+ * answers, all bounded in count and time, and a persistent on-disk cache keyed by
+ * sha256(model, prompt, input) so that a rerun asks nothing twice. The API key is read from
+ * an environment variable and goes only into the Authorization header.
+ */
+export interface LlmOptions {
+  endpoint: string;
+  model: string;
+  /** Name of the environment variable holding the API key (none sent when unset). */
+  apiKeyEnv: string;
+  prompt: string;
+  cacheDir: string;
+  concurrency: number;
+  maxRetries: number;
+  timeoutMs: number;
+  backoffMs: number;
+  maxBackoffMs: number;
+  maxTokens?: number;
+}
+
+export const DEFAULT_PROMPT = `You rewrite web pages into clean, faithful Markdown for a training corpus.
+Rewrite the page below. Rules:
+- Keep all of its content and its order: every heading, paragraph, list, table and code block.
+- Fix only formatting: broken paragraphs, leftover navigation words, spacing, Markdown syntax.
+- Copy every fenced code block exactly, character for character, with its language tag.
+- Do not add anything that is not in the page: no new facts, explanations, summaries, links, URLs or references.
+- Do not translate. Answer with the Markdown only, without any preamble.`;
+
+export const LLM_DEFAULTS = { apiKeyEnv: 'OPENAI_API_KEY', cacheDir: '.midpack-cache/llm', concurrency: 4, maxRetries: 4, timeoutMs: 120_000, backoffMs: 1000, maxBackoffMs: 30_000 };
+
+export type LlmOutcome = { ok: true; text: string; cached: boolean } | { ok: false; reason: string; message: string };
+
+/** The chat-completions URL for a base URL such as http://host:8000/v1. */
+export function completionsUrl(endpoint: string): string {
+  const e = endpoint.replace(/\/+$/, '');
+  return /\/chat\/completions$/.test(e) ? e : `${e}/chat/completions`;
+}
+
+export function cacheKey(model: string, prompt: string, input: string): string {
+  return createHash('sha256').update(JSON.stringify([model, prompt, input])).digest('hex');
+}
+
+type Attempt = { ok: true; text: string } | { ok: false; retry: boolean; reason: string; message: string; retryAfterMs?: number };
+
+export class LlmClient {
+  private readonly url: string;
+
+  constructor(
+    private readonly options: LlmOptions,
+    private readonly stats: WebStats['llm'],
+  ) {
+    this.url = completionsUrl(options.endpoint);
+  }
+
+  private cachePath(key: string): string {
+    return join(this.options.cacheDir, key.slice(0, 2), `${key}.json`);
+  }
+
+  private readCache(key: string): string | undefined {
+    try {
+      const entry = JSON.parse(readFileSync(this.cachePath(key), 'utf8')) as { content?: unknown };
+      return typeof entry.content === 'string' ? entry.content : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private writeCache(key: string, content: string): void {
+    const path = this.cachePath(key);
+    mkdirSync(join(this.options.cacheDir, key.slice(0, 2)), { recursive: true });
+    const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    writeFileSync(tmp, JSON.stringify({ model: this.options.model, content }) + '\n');
+    renameSync(tmp, path);
+  }
+
+  /** Rewrites `input`, from the cache when it was answered before. */
+  async rewrite(input: string): Promise<LlmOutcome> {
+    const key = cacheKey(this.options.model, this.options.prompt, input);
+    const cached = this.readCache(key);
+    if (cached !== undefined) {
+      this.stats.cache_hits++;
+      return { ok: true, text: cached, cached: true };
+    }
+    let last: Attempt | undefined;
+    for (let attempt = 0; attempt <= this.options.maxRetries; attempt++) {
+      if (attempt > 0) {
+        this.stats.retries++;
+        const backoff = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** (attempt - 1));
+        const wait = last && !last.ok && last.retryAfterMs !== undefined ? Math.min(this.options.maxBackoffMs, Math.max(backoff, last.retryAfterMs)) : backoff;
+        await sleep(wait);
+      }
+      last = await this.once(input);
+      if (last.ok) {
+        this.writeCache(key, last.text);
+        return { ok: true, text: last.text, cached: false };
+      }
+      if (!last.retry) break;
+    }
+    const failure = last as Extract<Attempt, { ok: false }>;
+    return { ok: false, reason: failure.reason, message: failure.message };
+  }
+
+  private async once(input: string): Promise<Attempt> {
+    this.stats.requests++;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const key = process.env[this.options.apiKeyEnv];
+    if (key) headers.authorization = `Bearer ${key}`;
+    const body = {
+      model: this.options.model,
+      temperature: 0,
+      messages: [
+        { role: 'system', content: this.options.prompt },
+        { role: 'user', content: input },
+      ],
+      ...(this.options.maxTokens ? { max_tokens: this.options.maxTokens } : {}),
+    };
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.options.timeoutMs) });
+      text = await res.text();
+    } catch (e) {
+      const name = (e as Error).name;
+      const timeout = name === 'TimeoutError' || name === 'AbortError';
+      return { ok: false, retry: true, reason: timeout ? 'timeout' : 'network', message: timeout ? `no answer within ${this.options.timeoutMs} ms` : (e as Error).message };
+    }
+    if (res.status === 429 || res.status >= 500) {
+      const retryAfter = Number(res.headers.get('retry-after'));
+      return { ok: false, retry: true, reason: res.status === 429 ? 'http_429' : 'http_5xx', message: `HTTP ${res.status}`, retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined };
+    }
+    if (res.status !== 200) return { ok: false, retry: false, reason: `http_${res.status}`, message: `HTTP ${res.status}` };
+    try {
+      const json = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] };
+      const content = json.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error('no choices[0].message.content string');
+      return { ok: true, text: content };
+    } catch (e) {
+      return { ok: false, retry: true, reason: 'malformed_response', message: (e as Error).message };
+    }
+  }
+}
+
+/** Counts a failed rewrite by reason (the page falls back to the rule-based result). */
+export function countFailure(stats: WebStats['llm'], reason: string): void {
+  bump(stats.failed_by_reason, reason);
+  stats.fallbacks++;
+}

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import pLimit from 'p-limit';
+import type { Doc } from '../../doc/document.js';
+import type { Stage, StageContext } from '../../core/stage.js';
+import { checkRewrite, DEFAULT_GUARD, type GuardOptions } from './guard.js';
+import { countFailure, LlmClient, type LlmOptions } from './llm.js';
+import { rewriteWithRules, type RulesOptions } from './rules.js';
+import type { CodeBlock } from './markdown.js';
+import { bump, webStats, type WebStats } from './stats.js';
+import { wordTokens } from './tokens.js';
+
+/**
+ * The web rewriting stage: page documents (text = HTML) in, Markdown documents out.
+ * Every page is kept or dropped with a reason (too_deep, parse_error, not_text, too_large,
+ * too_little_text, duplicate); with an LLM configured, a rewrite that fails or that the guard
+ * rejects falls back to the rule-based Markdown, counted by reason in ctx.stats.rewrite_web.
+ * Output order is input order whatever the concurrency, so reruns write the same bytes.
+ */
+export interface RewriteWebOptions extends RulesOptions {
+  /** Pages whose text (without the title) is shorter than this are dropped as too_little_text. */
+  minTextChars?: number;
+  /** How many content hashes duplicate detection remembers (memory stays bounded). */
+  dedupWindow?: number;
+  /** Pages over this many characters are dropped as too_large. */
+  maxPageChars?: number;
+  llm?: LlmOptions;
+  guard?: GuardOptions;
+}
+
+export const WEB_DEFAULTS = { minTextChars: 200, dedupWindow: 1_000_000, maxPageChars: 64 << 20 };
+
+interface Prepared {
+  doc: Doc;
+  markdown: string;
+  title: string;
+  codeBlocks: CodeBlock[];
+}
+
+/** Bounded memory set of recent content hashes, oldest forgotten first. */
+class RecentHashes {
+  private readonly seen = new Set<string>();
+  constructor(private readonly capacity: number) {}
+  /** True when `key` was seen before; remembers it otherwise. */
+  check(key: string): boolean {
+    if (this.seen.has(key)) return true;
+    this.seen.add(key);
+    if (this.seen.size > this.capacity) this.seen.delete(this.seen.values().next().value!);
+    return false;
+  }
+}
+
+function contentHash(markdown: string): string {
+  return createHash('sha256').update(wordTokens(markdown).join(' ')).digest('base64').slice(0, 22);
+}
+
+function textWithoutTitle(markdown: string, title: string): string {
+  return title && markdown.startsWith(`# ${title}`) ? markdown.slice(title.length + 2) : markdown;
+}
+
+/** Models often wrap the whole answer in a ```markdown fence: take it off. */
+export function unwrapAnswer(text: string): string {
+  const m = /^\s*```(?:markdown|md)?\n([^]*?)\n```\s*$/i.exec(text);
+  return (m ? m[1]! : text).trim();
+}
+
+const where = (doc: Doc) => `${doc.source}${doc.meta.path && doc.meta.path !== doc.source ? ` (${String(doc.meta.path)})` : ''}`;
+
+function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent: RecentHashes): Prepared | undefined {
+  const maxChars = options.maxPageChars ?? WEB_DEFAULTS.maxPageChars;
+  if (doc.text.length > maxChars) {
+    ctx.ledger.drop('too_large', `${where(doc)}: page of ${doc.text.length} characters is over the limit of ${maxChars}`);
+    return undefined;
+  }
+  if (doc.text.includes('\u0000')) {
+    ctx.ledger.drop('not_text', `${where(doc)}: binary content, not a text page`);
+    return undefined;
+  }
+  const r = rewriteWithRules(doc.text, options);
+  if (!r.ok) {
+    ctx.ledger.drop(r.reason, `${where(doc)}: ${r.message}`);
+    return undefined;
+  }
+  const body = textWithoutTitle(r.markdown, r.title).trim();
+  const minChars = options.minTextChars ?? WEB_DEFAULTS.minTextChars;
+  if (body.length < minChars) {
+    ctx.ledger.drop('too_little_text', `${where(doc)}: ${body.length} characters of text after extraction (minimum ${minChars})`);
+    return undefined;
+  }
+  if (recent.check(contentHash(r.markdown))) {
+    ctx.ledger.drop('duplicate', `${where(doc)}: same content as an earlier page`);
+    return undefined;
+  }
+  return { doc, markdown: r.markdown, title: r.title, codeBlocks: r.codeBlocks };
+}
+
+function outputDoc(p: Prepared, text: string, method: 'rules' | 'llm', fallbackReason: string | undefined, stats: WebStats): Doc {
+  const languages = [...new Set(p.codeBlocks.map((c) => c.lang).filter(Boolean))].sort();
+  stats.pages_rewritten++;
+  stats.by_method[method]++;
+  stats.code_blocks += p.codeBlocks.length;
+  for (const c of p.codeBlocks) if (c.lang) bump(stats.code_languages, c.lang);
+  const { path, charset, url } = p.doc.meta;
+  const meta: Record<string, unknown> = {
+    ...(url !== undefined ? { url } : {}),
+    ...(path !== undefined ? { path } : {}),
+    title: p.title,
+    method,
+    ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+    code_blocks: p.codeBlocks.length,
+    code_languages: languages,
+    ...(charset !== undefined ? { charset } : {}),
+  };
+  return { id: p.doc.id, kind: 'web', source: p.doc.source, text, meta };
+}
+
+async function llmRewrite(p: Prepared, client: LlmClient, guard: GuardOptions, stats: WebStats, ctx: StageContext): Promise<Doc> {
+  const outcome = await client.rewrite(p.markdown);
+  if (!outcome.ok) {
+    countFailure(stats.llm, outcome.reason);
+    ctx.log(`midpack: rewrite-web: ${where(p.doc)}: LLM rewrite failed (${outcome.reason}: ${outcome.message}); kept the rule-based text`);
+    return outputDoc(p, p.markdown, 'rules', `llm_${outcome.reason}`, stats);
+  }
+  const text = unwrapAnswer(outcome.text);
+  const rejection = checkRewrite(p.markdown, p.codeBlocks, text, guard);
+  if (rejection) {
+    bump(stats.llm.rejected_by_reason, rejection.reason);
+    stats.llm.fallbacks++;
+    ctx.log(`midpack: rewrite-web: ${where(p.doc)}: LLM rewrite rejected (${rejection.reason}: ${rejection.detail}); kept the rule-based text`);
+    return outputDoc(p, p.markdown, 'rules', rejection.reason, stats);
+  }
+  stats.llm.rewritten++;
+  return outputDoc(p, text, 'llm', undefined, stats);
+}
+
+export function rewriteWeb(options: RewriteWebOptions = {}): Stage {
+  return async function* (docs, ctx) {
+    const stats = webStats(ctx);
+    const recent = new RecentHashes(options.dedupWindow ?? WEB_DEFAULTS.dedupWindow);
+    const llm = options.llm;
+    if (!llm) {
+      for await (const doc of docs) {
+        const p = prepare(doc, ctx, options, recent);
+        if (!p) continue;
+        ctx.ledger.output();
+        yield outputDoc(p, p.markdown, 'rules', undefined, stats);
+      }
+      return;
+    }
+    const client = new LlmClient(llm, stats.llm);
+    const limit = pLimit(llm.concurrency);
+    const guard = options.guard ?? DEFAULT_GUARD;
+    // A window of pages in flight, emitted in input order: memory stays bounded by the window.
+    const window: Promise<Doc>[] = [];
+    const windowSize = Math.max(2, llm.concurrency * 2);
+    for await (const doc of docs) {
+      const p = prepare(doc, ctx, options, recent);
+      if (!p) continue;
+      window.push(limit(() => llmRewrite(p, client, guard, stats, ctx)));
+      if (window.length >= windowSize) {
+        ctx.ledger.output();
+        yield await window.shift()!;
+      }
+    }
+    while (window.length) {
+      ctx.ledger.output();
+      yield await window.shift()!;
+    }
+  };
+}

@@ -1,0 +1,38 @@
+import type { StageContext } from '../../core/stage.js';
+
+/** The figures the web stage reports, kept in ctx.stats.rewrite_web (JSON values only). */
+export interface WebStats {
+  pages_rewritten: number;
+  by_method: { rules: number; llm: number };
+  code_blocks: number;
+  code_languages: Record<string, number>;
+  warc_records_skipped: number;
+  llm: {
+    requests: number;
+    cache_hits: number;
+    retries: number;
+    rewritten: number;
+    fallbacks: number;
+    rejected_by_reason: Record<string, number>;
+    failed_by_reason: Record<string, number>;
+  };
+}
+
+export function webStats(ctx: StageContext): WebStats {
+  const existing = ctx.stats.rewrite_web as WebStats | undefined;
+  if (existing) return existing;
+  const s: WebStats = {
+    pages_rewritten: 0,
+    by_method: { rules: 0, llm: 0 },
+    code_blocks: 0,
+    code_languages: {},
+    warc_records_skipped: 0,
+    llm: { requests: 0, cache_hits: 0, retries: 0, rewritten: 0, fallbacks: 0, rejected_by_reason: {}, failed_by_reason: {} },
+  };
+  ctx.stats.rewrite_web = s;
+  return s;
+}
+
+export function bump(counts: Record<string, number>, key: string, n = 1): void {
+  counts[key] = (counts[key] ?? 0) + n;
+}
