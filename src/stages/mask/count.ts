@@ -96,8 +96,10 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
         if (table.size >= spillAt) spill();
         const slot = table.add(hi, lo, 1);
         const n = table.value(slot);
-        // Sample at 1, 2, 4, 8... documents: a frequent segment evicted early gets more chances.
-        if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot)) {
+        // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
+        // chances; at 1 only while there is room (a segment seen once per run, split thinly
+        // over many runs, still gets one), so never-repeated lines cause no churn.
+        if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < sampleCap)) {
           sampleBySlot.set(slot, sampleText(normalized));
           if (sampleBySlot.size > sampleCap) pruneSamples();
         }
