@@ -1,1 +1,296 @@
 #include "packer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace midpack {
+
+void ClosedBins::clear() {
+  binUnitStart.assign(1, 0);
+  unitDoc.clear();
+  unitStart.clear();
+  unitEnd.clear();
+  unitHeader.clear();
+}
+
+// ---- CapacityIndex ----------------------------------------------------------------------------
+
+CapacityIndex::CapacityIndex(uint32_t maxValue) {
+  uint64_t size = uint64_t(maxValue) + 1;
+  do {
+    size_t words = size_t((size + 63) / 64);
+    levels_.emplace_back(words, 0);
+    size = words;
+  } while (size > 1);
+}
+
+void CapacityIndex::insert(uint32_t x) {
+  uint64_t i = x;
+  for (auto& level : levels_) {
+    uint64_t& word = level[i >> 6];
+    bool wasEmpty = word == 0;
+    word |= uint64_t(1) << (i & 63);
+    if (!wasEmpty) break;  // the parents already know this word is non-empty
+    i >>= 6;
+  }
+}
+
+void CapacityIndex::erase(uint32_t x) {
+  uint64_t i = x;
+  for (auto& level : levels_) {
+    uint64_t& word = level[i >> 6];
+    word &= ~(uint64_t(1) << (i & 63));
+    if (word != 0) break;  // still non-empty: the parents stay set
+    i >>= 6;
+  }
+}
+
+int64_t CapacityIndex::successor(uint32_t x) const {
+  uint64_t i = x;
+  size_t depth = 0;
+  // Climb until some word holds a member at or after position i.
+  for (;; depth++) {
+    if (depth == levels_.size()) return -1;
+    const auto& level = levels_[depth];
+    uint64_t w = i >> 6;
+    if (w >= level.size()) return -1;
+    uint64_t bits = level[w] & (~uint64_t(0) << (i & 63));
+    if (bits) {
+      i = (w << 6) | uint64_t(__builtin_ctzll(bits));
+      break;
+    }
+    i = w + 1;  // the next word at this level is the next position one level up
+  }
+  // Descend along the lowest set bits.
+  while (depth > 0) {
+    depth--;
+    i = (i << 6) | uint64_t(__builtin_ctzll(levels_[depth][i]));
+  }
+  return int64_t(i);
+}
+
+// ---- Packer -----------------------------------------------------------------------------------
+
+static PackerOptions validated(PackerOptions o) {
+  if (o.capacity == 0) throw std::invalid_argument("capacity must be at least 1");
+  if (o.slideStride == 0) o.slideStride = std::max<uint32_t>(1, o.capacity / 2);
+  if (o.slideStride > o.capacity) throw std::invalid_argument("slide stride must be at most the capacity");
+  if (o.windowUnits == 0) throw std::invalid_argument("windowUnits must be at least 1");
+  if (o.maxOpenBins == 0) throw std::invalid_argument("maxOpenBins must be at least 1");
+  if (o.maxHeldUnits == 0) throw std::invalid_argument("maxHeldUnits must be at least 1");
+  if (uint32_t(o.overlong) > uint32_t(Overlong::Truncate)) throw std::invalid_argument("unknown overlong policy");
+  return o;
+}
+
+Packer::Packer(const PackerOptions& opts)
+    : opts_(validated(opts)), index_(opts_.capacity), bucketHead_(size_t(opts_.capacity) + 1, -1) {
+  window_.reserve(opts_.windowUnits);
+  order_.reserve(opts_.windowUnits);
+}
+
+void Packer::push(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts,
+                  const uint32_t* boundaryOffsets, const uint32_t* headerLens) {
+  const uint32_t L = opts_.capacity;
+  const uint32_t* boundaries = boundaryOffsets;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t doc = nextDoc_++;
+    uint32_t len = lengths[i];
+    uint32_t count = boundaryCounts ? boundaryCounts[i] : 0;
+    stats_.docs++;
+    stats_.tokens += len;
+    if (len <= L) {
+      addUnit(Unit{doc, 0, len, 0});
+    } else {
+      cutDocument(doc, len, boundaries, count, headerLens ? headerLens[i] : 0);
+    }
+    if (boundaries) boundaries += count;
+  }
+}
+
+// Cuts an overlong document into units by the policy; each unit has at most `capacity` tokens.
+void Packer::cutDocument(uint32_t doc, uint32_t len, const uint32_t* boundaries, uint32_t boundaryCount,
+                         uint32_t headerLen) {
+  const uint32_t L = opts_.capacity;
+  stats_.overlongDocs++;
+  Overlong policy = opts_.overlong;
+  if (policy == Overlong::Boundary && boundaryCount == 0) policy = Overlong::Split;
+  switch (policy) {
+    case Overlong::Drop:
+      stats_.droppedDocs++;
+      stats_.droppedTokens += len;
+      return;
+    case Overlong::Truncate:
+      stats_.droppedTokens += len - L;
+      addUnit(Unit{doc, 0, L, 0});
+      return;
+    case Overlong::Split:
+      for (uint32_t s = 0; s < len; s += std::min(L, len - s)) addUnit(Unit{doc, s, s + std::min(L, len - s), 0});
+      return;
+    case Overlong::Slide: {
+      uint64_t s = 0;
+      for (; s + L < len; s += opts_.slideStride) addUnit(Unit{doc, uint32_t(s), uint32_t(s + L), 0});
+      addUnit(Unit{doc, len - L, len, 0});  // the last window extended back to a full L
+      stats_.duplicatedTokens += (s / opts_.slideStride + 1) * uint64_t(L) - len;
+      return;
+    }
+    case Overlong::Boundary: {
+      // Greedy: each chunk ends at the last boundary that keeps it within room; a header
+      // too long to repeat is not repeated; with no usable boundary the cut falls at room.
+      const uint32_t header = headerLen < L ? headerLen : 0;
+      uint32_t s = 0, b = 0;
+      while (true) {
+        const uint32_t room = s == 0 ? L : L - header;
+        const uint32_t h = s == 0 ? 0 : header;
+        if (len - s <= room) {
+          addUnit(Unit{doc, s, len, h});
+          stats_.duplicatedTokens += h;
+          return;
+        }
+        const uint64_t limit = uint64_t(s) + room;
+        uint32_t cut = 0;
+        for (; b < boundaryCount && boundaries[b] <= limit; b++) {
+          if (boundaries[b] > s && boundaries[b] > header) cut = boundaries[b];
+        }
+        if (cut == 0) cut = uint32_t(limit);
+        addUnit(Unit{doc, s, cut, h});
+        stats_.duplicatedTokens += h;
+        s = cut;
+      }
+    }
+  }
+}
+
+void Packer::addUnit(const Unit& u) {
+  stats_.units++;
+  window_.push_back(u);
+  if (window_.size() >= opts_.windowUnits) placeWindow();
+}
+
+// Best-fit decreasing over the window: longest first, ties in arrival order.
+void Packer::placeWindow() {
+  const uint64_t L = opts_.capacity;
+  order_.clear();
+  for (size_t i = 0; i < window_.size(); i++) order_.push_back(((L - window_[i].length()) << 32) | i);
+  std::sort(order_.begin(), order_.end());
+  for (uint64_t key : order_) place(window_[key & 0xffffffffu]);
+  window_.clear();
+}
+
+void Packer::place(const Unit& u) {
+  const uint32_t len = u.length();
+  int64_t room = index_.successor(len);
+  int32_t slot;
+  if (room >= 0) {
+    slot = bucketHead_[size_t(room)];
+    bucketErase(slot);
+  } else {
+    slot = newBin();
+  }
+  appendUnit(slot, u);
+  bins_[size_t(slot)].remaining -= len;
+  if (bins_[size_t(slot)].remaining == 0) {
+    closeBin(slot);  // nothing more fits: emit it now
+  } else {
+    bucketInsert(slot);
+  }
+  while (openBins_ > opts_.maxOpenBins || heldCount_ > opts_.maxHeldUnits) closeFullest();
+}
+
+int32_t Packer::newBin() {
+  int32_t slot;
+  if (!freeBins_.empty()) {
+    slot = freeBins_.back();
+    freeBins_.pop_back();
+  } else {
+    slot = int32_t(bins_.size());
+    bins_.emplace_back();
+  }
+  Bin& bin = bins_[size_t(slot)];
+  bin = Bin{};
+  bin.remaining = opts_.capacity;
+  bin.seq = nextBinSeq_++;
+  openBins_++;
+  return slot;
+}
+
+void Packer::bucketInsert(int32_t slot) {
+  Bin& bin = bins_[size_t(slot)];
+  int32_t& head = bucketHead_[bin.remaining];
+  bin.prev = -1;
+  bin.next = head;
+  if (head >= 0) bins_[size_t(head)].prev = slot;
+  else index_.insert(bin.remaining);
+  head = slot;
+}
+
+void Packer::bucketErase(int32_t slot) {
+  Bin& bin = bins_[size_t(slot)];
+  if (bin.prev >= 0) bins_[size_t(bin.prev)].next = bin.next;
+  else bucketHead_[bin.remaining] = bin.next;
+  if (bin.next >= 0) bins_[size_t(bin.next)].prev = bin.prev;
+  if (bucketHead_[bin.remaining] < 0) index_.erase(bin.remaining);
+  bin.prev = bin.next = -1;
+}
+
+void Packer::appendUnit(int32_t slot, const Unit& u) {
+  int32_t rec;
+  if (!freeHeld_.empty()) {
+    rec = freeHeld_.back();
+    freeHeld_.pop_back();
+    held_[size_t(rec)] = u;
+    heldNext_[size_t(rec)] = -1;
+  } else {
+    rec = int32_t(held_.size());
+    held_.push_back(u);
+    heldNext_.push_back(-1);
+  }
+  heldCount_++;
+  Bin& bin = bins_[size_t(slot)];
+  if (bin.unitTail >= 0) heldNext_[size_t(bin.unitTail)] = rec;
+  else bin.unitHead = rec;
+  bin.unitTail = rec;
+  bin.unitCount++;
+}
+
+// Emits a bin (already out of its bucket) and returns its records to the pools.
+void Packer::closeBin(int32_t slot) {
+  Bin& bin = bins_[size_t(slot)];
+  for (int32_t rec = bin.unitHead; rec >= 0;) {
+    const Unit& u = held_[size_t(rec)];
+    closed_.unitDoc.push_back(u.doc);
+    closed_.unitStart.push_back(u.start);
+    closed_.unitEnd.push_back(u.end);
+    closed_.unitHeader.push_back(u.header);
+    freeHeld_.push_back(rec);
+    rec = heldNext_[size_t(rec)];
+  }
+  heldCount_ -= bin.unitCount;
+  closed_.binUnitStart.push_back(uint32_t(closed_.unitDoc.size()));
+  stats_.bins++;
+  stats_.paddingTokens += bin.remaining;
+  openBins_--;
+  freeBins_.push_back(slot);
+}
+
+void Packer::closeFullest() {
+  int64_t room = index_.successor(0);
+  int32_t slot = bucketHead_[size_t(room)];
+  bucketErase(slot);
+  closeBin(slot);
+}
+
+void Packer::finish() {
+  if (!window_.empty()) placeWindow();
+  std::vector<int32_t> open;
+  for (int64_t room = index_.successor(0); room >= 0; room = index_.successor(uint32_t(room) + 1)) {
+    for (int32_t slot = bucketHead_[size_t(room)]; slot >= 0; slot = bins_[size_t(slot)].next) open.push_back(slot);
+    if (uint64_t(room) == opts_.capacity) break;
+  }
+  std::sort(open.begin(), open.end(), [&](int32_t a, int32_t b) { return bins_[size_t(a)].seq < bins_[size_t(b)].seq; });
+  for (int32_t slot : open) {
+    bucketErase(slot);
+    closeBin(slot);
+  }
+}
+
+}  // namespace midpack

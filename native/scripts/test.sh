@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the packing core's own tests with AddressSanitizer and UndefinedBehaviorSanitizer
+# (outside native/build, so the addon is never disturbed) and runs the randomized driver.
+#   bash native/scripts/test.sh            long run (20000 randomized cases)
+#   bash native/scripts/test.sh --short    short run (300 cases), as npm test runs it
+#   MIDPACK_FUZZ_ITERS=N MIDPACK_FUZZ_SEED=S override the count and the seed
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+iters="${MIDPACK_FUZZ_ITERS:-20000}"
+if [[ "${1:-}" == "--short" ]]; then iters="${MIDPACK_FUZZ_ITERS:-300}"; fi
+seed="${MIDPACK_FUZZ_SEED:-12345}"
+out="$(mktemp -d "${TMPDIR:-/tmp}/midpack-native-test.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+"${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+  -fno-sanitize-recover=all -Wall -Wextra -Werror \
+  -I"$here/include" "$here/src/packer.cpp" "$here/test/test_packer.cpp" -o "$out/test_packer"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$out/test_packer" "$iters" "$seed"
