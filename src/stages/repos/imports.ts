@@ -23,20 +23,18 @@ export class RepoIndex {
   /** Go modules declared by go.mod files: [module path, folder], longest module path first. */
   readonly goModules: [string, string][] = [];
   /** Folders named include/ or inc/: where `#include <x.h>` of the project's own headers resolve. */
-  readonly includeDirs: string[] = [];
+  private readonly includeDirSet = new Set<string>();
 
   constructor(files: readonly SourceFile[]) {
     this.paths = new Set(files.map((f) => f.path));
     const sorted = [...this.paths].sort(byLengthThenPath);
-    const includeDirs = new Set<string>();
     for (const p of sorted) {
       const dir = dirName(p);
       push(this.filesInDir, dir, p);
       push(this.byBase, baseName(p), p);
-      for (let d = dir; d !== ''; d = dirName(d)) if (/(^|\/)(include|inc)$/.test(d)) includeDirs.add(d);
+      for (let d = dir; d !== ''; d = dirName(d)) if (/(^|\/)(include|inc)$/.test(d)) this.includeDirSet.add(d);
     }
     for (const list of this.filesInDir.values()) list.sort(comparePaths);
-    this.includeDirs.push(...[...includeDirs].sort(comparePaths));
     for (const f of files) {
       if (baseName(f.path) !== 'go.mod') continue;
       const m = /^\s*module\s+(\S+)/m.exec(f.content);
@@ -47,6 +45,19 @@ export class RepoIndex {
 
   has(path: string | undefined): path is string {
     return path !== undefined && this.paths.has(path);
+  }
+
+  /** `dir/rel` for the first include folder `dir` (in path order) that has it. */
+  inIncludeDir(rel: string): string | undefined {
+    const clean = normalizePath(rel);
+    if (!clean) return undefined;
+    let best: string | undefined;
+    for (const p of this.byBase.get(baseName(clean)) ?? []) {
+      if (!p.endsWith('/' + clean)) continue;
+      const dir = p.slice(0, p.length - clean.length - 1);
+      if (this.includeDirSet.has(dir) && (best === undefined || comparePaths(dir, best) < 0)) best = dir;
+    }
+    return best === undefined ? undefined : `${best}/${clean}`;
   }
 
   /** The shortest path that is `rel` or ends with `/rel` (ties alphabetical). */
@@ -314,13 +325,10 @@ function cIncludes(path: string, content: string, index: RepoIndex): string[] {
   for (const m of content.matchAll(C_INCLUDE)) {
     const rel = m[2]!.trim();
     const quoted = m[1] === '"';
-    const candidates = [
-      quoted ? normalizePath(joinPath(dirName(path), rel)) : undefined,
-      normalizePath(rel),
-      ...index.includeDirs.map((d) => normalizePath(joinPath(d, rel))),
-    ];
-    // Quoted includes also find the header by its trailing path anywhere in the tree.
-    const hit = firstExisting(index, candidates) ?? (quoted ? index.bySuffix(rel) : undefined);
+    const local = firstExisting(index, [quoted ? normalizePath(joinPath(dirName(path), rel)) : undefined, normalizePath(rel)]);
+    // Then an include/ folder (the first in path order); quoted includes also find the
+    // header by its trailing path anywhere in the tree.
+    const hit = local ?? index.inIncludeDir(rel) ?? (quoted ? index.bySuffix(rel) : undefined);
     if (hit) out.push(hit);
   }
   return out;

@@ -88,21 +88,30 @@ export function topologicalOrder(nodes: readonly string[], deps: ReadonlyMap<str
 
 function orderInsideCycle(members: string[], depsOf: (n: string) => string[]): string[] {
   const inside = new Set(members);
-  const waiting = new Map(members.map((n) => [n, new Set(depsOf(n).filter((d) => inside.has(d)))]));
+  const waitingOn = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const n of members) {
+    const ds = depsOf(n).filter((d) => inside.has(d));
+    waitingOn.set(n, ds.length);
+    for (const d of ds) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(n);
+  }
+  // The member waiting on the fewest others goes first, ties alphabetical. Entries whose
+  // count went down since they were queued are stale and skipped (lazy deletion).
+  const queue = new MinHeap<[number, string]>((a, b) => a[0] - b[0] || comparePaths(a[1], b[1]));
+  for (const n of members) queue.push([waitingOn.get(n)!, n]);
   const out: string[] = [];
-  while (waiting.size) {
-    let pick: string | undefined;
-    let fewest = Infinity;
-    for (const n of members) {
-      const w = waiting.get(n);
-      if (w && w.size < fewest) {
-        fewest = w.size;
-        pick = n;
-      }
+  const done = new Set<string>();
+  while (queue.size) {
+    const [count, n] = queue.pop()!;
+    if (done.has(n) || count !== waitingOn.get(n)) continue;
+    done.add(n);
+    out.push(n);
+    for (const m of dependents.get(n) ?? []) {
+      if (done.has(m)) continue;
+      const k = waitingOn.get(m)! - 1;
+      waitingOn.set(m, k);
+      queue.push([k, m]);
     }
-    waiting.delete(pick!);
-    for (const w of waiting.values()) w.delete(pick!);
-    out.push(pick!);
   }
   return out;
 }

@@ -78,7 +78,9 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
       rowFiles.push(input);
       continue;
     }
-    for (const dir of repositoryFolders(input, opts.layout)) {
+    const folders = repositoryFolders(input, opts.layout);
+    if (folders.length !== 1 || folders[0] !== input) countLooseFiles(input, ctx);
+    for (const dir of folders) {
       const candidate = isGitCheckout(dir) ? await readGitRepo(dir, opts) : readFolderRepo(dir, opts);
       const doc = repoDocument(candidate, opts, ctx, stats);
       if (doc) yield doc;
@@ -92,6 +94,15 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
   for await (const group of groupRows(allRows(), { memoryBytes: opts.groupMemoryBytes, workDir: opts.workDir ?? ctx.workDir, log: ctx.log })) {
     const doc = repoDocument(rowsToCandidate(group.repo, group.rows, opts), opts, ctx, stats);
     if (doc) yield doc;
+  }
+}
+
+/** Files directly inside a folder of repositories belong to none of them: counted, not lost. */
+function countLooseFiles(dir: string, ctx: StageContext): void {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.isDirectory() || e.name.startsWith('.')) continue;
+    ctx.ledger.input();
+    ctx.ledger.drop('not_in_a_repository', `${join(dir, e.name)}: a file beside the repositories of ${dir}, in none of them`);
   }
 }
 
