@@ -101,6 +101,13 @@ export function codeText(pre: Element, removed?: Set<Element>): string {
   return text.startsWith('\n') ? text.slice(1) : text;
 }
 
+/** A multi-line <code> standing alone (not a soft-wrapped inline code inside a sentence) is a code block. */
+function isCodeBlockWithoutPre(code: Element): boolean {
+  if (!textOf(code).trim().includes('\n')) return false;
+  const siblings = code.parent && 'children' in code.parent ? (code.parent as Element).children : [];
+  return siblings.every((s) => s === code || (s instanceof Text && !s.data.trim()));
+}
+
 export function fence(code: string, lang: string): string {
   let longest = 0;
   for (const m of code.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
@@ -161,7 +168,7 @@ export class MarkdownRenderer {
 
   private markCodeHolders(root: Element): void {
     for (const d of descendants(root)) {
-      if (d.name !== 'pre' && !(d.name === 'code' && textOf(d).includes('\n'))) continue;
+      if (d.name !== 'pre' && !(d.name === 'code' && isCodeBlockWithoutPre(d))) continue;
       for (let p: Element | null = d; p instanceof Element && !this.holdsCode.has(p); p = p.parent instanceof Element ? p.parent : null) {
         this.holdsCode.add(p);
         if (p === root) break;
