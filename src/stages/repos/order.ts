@@ -1,4 +1,5 @@
 import { Rng } from '../../core/random.js';
+import { MinHeap } from '../mask/heap.js';
 import { buildImportGraph, comparePaths, type SourceFile } from './imports.js';
 
 /**
@@ -97,7 +98,7 @@ function orderInsideCycle(members: string[], depsOf: (n: string) => string[]): s
   }
   // The member waiting on the fewest others goes first, ties alphabetical. Entries whose
   // count went down since they were queued are stale and skipped (lazy deletion).
-  const queue = new MinHeap<[number, string]>((a, b) => a[0] - b[0] || comparePaths(a[1], b[1]));
+  const queue = new MinHeap<[number, string]>((a, b) => (a[0] - b[0] || comparePaths(a[1], b[1])) < 0);
   for (const n of members) queue.push([waitingOn.get(n)!, n]);
   const out: string[] = [];
   const done = new Set<string>();
@@ -121,7 +122,7 @@ function kahn(nodes: number[], depsOf: (n: number) => number[], compare: (a: num
   const remaining = new Map(nodes.map((n) => [n, depsOf(n).length]));
   const dependents = new Map<number, number[]>();
   for (const n of nodes) for (const d of depsOf(n)) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(n);
-  const ready = new MinHeap<number>(compare);
+  const ready = new MinHeap<number>((a, b) => compare(a, b) < 0);
   for (const [n, k] of remaining) if (k === 0) ready.push(n);
   const out: number[] = [];
   while (ready.size) {
@@ -183,44 +184,4 @@ export function stronglyConnected(nodes: readonly string[], depsOf: (n: string) 
     }
   }
   return out;
-}
-
-class MinHeap<T> {
-  private items: T[] = [];
-  constructor(private readonly compare: (a: T, b: T) => number) {}
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  push(x: T): void {
-    const a = this.items;
-    a.push(x);
-    for (let i = a.length - 1; i > 0; ) {
-      const p = (i - 1) >> 1;
-      if (this.compare(a[i]!, a[p]!) >= 0) break;
-      [a[i], a[p]] = [a[p]!, a[i]!];
-      i = p;
-    }
-  }
-
-  pop(): T | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length && last !== undefined) {
-      a[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.compare(a[l]!, a[m]!) < 0) m = l;
-        if (r < a.length && this.compare(a[r]!, a[m]!) < 0) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

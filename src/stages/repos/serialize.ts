@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../../doc/document.js';
 import { stableId, Rng } from '../../core/random.js';
-import type { StageContext } from '../../core/stage.js';
+import type { Stage, StageContext } from '../../core/stage.js';
 import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
 import { DEFAULT_FILTERS, type FilterOptions } from './filters.js';
 import { formatRepoDocument } from './format.js';
@@ -202,4 +202,15 @@ function recordStats(stats: RepoStats, doc: Doc, ordering: Ordering, mix: Langua
       if (tokens !== undefined) l.tokens = (l.tokens ?? 0) + tokens;
     }
   }
+}
+
+/**
+ * The stage inside a pipeline (`midpack run`): documents from upstream pass through
+ * unchanged, then the repositories of `inputs` follow.
+ */
+export function serializeReposStage(inputs: string[], options: Partial<SerializeOptions> = {}): Stage {
+  return async function* (docs, ctx) {
+    yield* docs;
+    yield* serializeRepos(inputs, options, ctx);
+  };
 }

@@ -89,3 +89,24 @@ test('a corrupt Parquet file is counted with a message naming it, not a crash', 
   assert.deepEqual(ctx.ledger.toJSON().dropped, { corrupt_parquet: 1 });
   assert.match(ctx.ledger.toJSON().examples.corrupt_parquet![0]!, /broken\.parquet: .*cannot read Parquet/);
 });
+
+test('as a pipeline stage with token counts: markers inside content stay ordinary text when tokenized', async () => {
+  const { loadTokenizer } = await import('../../../src/tokenize/index.js');
+  const { collect, defaultContext, fromArray } = await import('../../../src/core/stage.js');
+  const { serializeReposStage } = await import('../../../src/stages/repos/index.js');
+  const tokenizer = await loadTokenizer();
+  const ctx = defaultContext({ seed: 7, log: () => {} });
+  const upstream = { id: 'x', kind: 'text' as const, source: 'u', text: 'upstream', meta: {} };
+  const stage = serializeReposStage([join(FIXTURES, 'rows-default.parquet')], { countTokens: (d) => tokenizer.encodeDoc(d).ids.length });
+  const docs = await collect(stage(fromArray([upstream]), ctx));
+  assert.deepEqual(docs[0], upstream);
+  const beta = docs.find((d) => d.meta.repo === 'octo/beta')!;
+  const ids = [...tokenizer.encodeDoc(beta).ids];
+  const fileSep = tokenizer.specialId('<|file_sep|>')!;
+  assert.equal(ids.filter((i) => i === fileSep).length, 3, 'one <|file_sep|> id per file, none from the content');
+  assert.equal(ids.filter((i) => i === tokenizer.specialId('<|repo_name|>')).length, 1);
+  const stats = ctx.stats.serialize_repos as { by_ordering: Record<string, { tokens: number }>; by_language: Record<string, { tokens?: number }> };
+  const total = docs.slice(1).reduce((s, d) => s + tokenizer.encodeDoc(d).ids.length, 0);
+  assert.equal(Object.values(stats.by_ordering).reduce((s, o) => s + o.tokens, 0), total);
+  assert.equal(Object.values(stats.by_language).reduce((s, l) => s + (l.tokens ?? 0), 0), total);
+});
