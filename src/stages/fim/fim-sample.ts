@@ -141,7 +141,7 @@ export type SrFimResult = { built: Built; holed: string } | { reason: string; me
 export function buildSrFim(path: string, p: FimParts, opts: SrFimOptions, files: (holed: string) => Prelude): SrFimResult {
   const source = p.prefix + p.middle + p.suffix;
   const holed = holedFile(p, opts.placeholder);
-  const r = buildBlocks(path, holed, source, opts);
+  const r = buildBlocks(path, holed, source, { maxContextLines: opts.maxContextLines, oneBlock: true });
   if ('reason' in r) return r;
   const where = opts.placeholder ? `at the place marked ${opts.placeholder}` : 'in one place';
   const instruction = `Code is missing from ${path} ${where}. Write one SEARCH/REPLACE block that restores it. ${SR_FORMAT_HELP}\n\n`;

@@ -108,7 +108,7 @@ interface Region {
 }
 
 /** Changed regions between two line lists: common ends trimmed first, jsdiff for the rest. */
-function changedRegions(oldL: readonly string[], newL: readonly string[]): Region[] {
+function changedRegions(oldL: readonly string[], newL: readonly string[], oneRegion: boolean): Region[] {
   let head = 0;
   while (head < oldL.length && head < newL.length && oldL[head] === newL[head]) head++;
   let tail = 0;
@@ -116,7 +116,7 @@ function changedRegions(oldL: readonly string[], newL: readonly string[]): Regio
   const oldMid = oldL.slice(head, oldL.length - tail);
   const newMid = newL.slice(head, newL.length - tail);
   if (oldMid.length === 0 && newMid.length === 0) return [];
-  if (oldMid.length === 0 || newMid.length === 0) return [{ os: head, oe: head + oldMid.length, ns: head, ne: head + newMid.length }];
+  if (oldMid.length === 0 || newMid.length === 0 || oneRegion) return [{ os: head, oe: head + oldMid.length, ns: head, ne: head + newMid.length }];
   const regions: Region[] = [];
   let o = head;
   let n = head;
@@ -141,6 +141,8 @@ function changedRegions(oldL: readonly string[], newL: readonly string[]): Regio
 export interface BuildBlocksOptions {
   /** Context lines a block may take on each side to make its SEARCH unique. */
   maxContextLines: number;
+  /** One block for the whole change (S&R FIM restores one span), not one per changed region. */
+  oneBlock?: boolean;
 }
 
 export type BuildResult = { blocks: EditBlock[] } | { reason: 'sr_not_unique' | 'sr_final_newline_change' | 'sr_marker_in_text' | 'sr_no_change'; message: string };
@@ -154,6 +156,7 @@ const withFinalNewline = (t: string) => (t.length > 0 && !t.endsWith('\n') ? t +
  * merge into one block. Gives a reason instead when that takes more than `maxContextLines`.
  */
 export function buildBlocks(path: string, before: string | undefined, after: string, opts: BuildBlocksOptions): BuildResult {
+  if ((before ?? '') === after) return { reason: 'sr_no_change', message: `${path}: nothing changes` };
   if (before === undefined || before === '') {
     if (after.length > 0 && !after.endsWith('\n')) return { reason: 'sr_final_newline_change', message: `${path}: a new file without a final newline` };
     return { blocks: [{ path, search: '', replace: after }] };
@@ -163,8 +166,7 @@ export function buildBlocks(path: string, before: string | undefined, after: str
   }
   const oldL = splitLines(withFinalNewline(before));
   const newL = splitLines(withFinalNewline(after));
-  const regions = changedRegions(oldL, newL);
-  if (regions.length === 0) return { reason: 'sr_no_change', message: `${path}: nothing changes` };
+  const regions = changedRegions(oldL, newL, opts.oneBlock ?? false);
   const blocks: EditBlock[] = [];
   let doneOld = 0; // old lines before this index are already covered by emitted blocks
   let doneNew = 0;
