@@ -1,21 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordBatchStreamReader } from 'apache-arrow';
 import { ArrowShardWriter, completedShards, shardFeatures, type ShardsResult } from '../../src/write/arrow-shards.js';
 import type { PackedBin } from '../../src/write/bin.js';
-import { binAsLists, folderHashes, pythonHas, realBins, runPythonJson } from './fixtures.js';
+import { binAsLists, folderHashes, hashesOfTwoRuns, tempDir, pythonHas, realBins, runPythonJson } from './fixtures.js';
 
 const L = 2048;
 const ROWS_PER_SHARD = 4;
 const fixture = await realBins(L);
 const bins = fixture.bins;
 
-function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'midpack-write-'));
-}
+const tmp = tempDir;
 
 async function writeShards(dir: string, feed: readonly PackedBin[], startShard = 0): Promise<ShardsResult> {
   const w = new ArrowShardWriter({ dir, seqLen: L, rowsPerShard: ROWS_PER_SHARD, batchRows: 3, startShard });
@@ -119,11 +116,8 @@ print(json.dumps({"rows": ds.to_list(), "features": {k: repr(v) for k, v in ds.f
 });
 
 test('a rerun writes byte-identical shards, state.json and dataset_info.json', async () => {
-  const a = tmp();
-  const b = tmp();
-  await writeShards(a, bins);
-  await writeShards(b, bins);
-  assert.deepEqual(folderHashes(a), folderHashes(b));
+  const [first, second] = await hashesOfTwoRuns((dir) => writeShards(dir, bins));
+  assert.deepEqual(first, second);
 });
 
 test('resume after a kill: completed shards are reused, the result is byte-identical to an uninterrupted run', async () => {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
@@ -59,6 +60,19 @@ export async function realBins(seqLen: number): Promise<Fixture> {
     };
   });
   return { seqLen, padId: tok.padId, bins };
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'midpack-write-'));
+}
+
+/** Writes the same output twice into fresh folders; returns both folders' file hashes. */
+export async function hashesOfTwoRuns(write: (dir: string) => Promise<unknown>): Promise<[Record<string, string>, Record<string, string>]> {
+  const a = tempDir();
+  const b = tempDir();
+  await write(a);
+  await write(b);
+  return [folderHashes(a), folderHashes(b)];
 }
 
 /** sha256 of every file in a folder, by name. */

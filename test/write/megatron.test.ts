@@ -1,20 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PackedBin } from '../../src/write/bin.js';
 import { encodeIndex, MegatronBinsWriter, MegatronIndexedReader, megatronPrefixes } from '../../src/write/megatron.js';
-import { folderHashes, pythonHas, realBins, ROOT, runPythonJson } from './fixtures.js';
+import { hashesOfTwoRuns, pythonHas, tempDir, realBins, ROOT, runPythonJson } from './fixtures.js';
 
 const L = 2048;
 const fixture = await realBins(L);
 const bins = fixture.bins;
 const EXAMPLE_DIR = join(ROOT, 'examples', 'megatron');
 
-function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'midpack-megatron-'));
-}
+const tmp = tempDir;
 
 async function writeMegatron(dir: string, feed: readonly PackedBin[], seqLen = L): Promise<void> {
   const w = new MegatronBinsWriter({ dir, name: 'code', seqLen });
@@ -137,11 +134,8 @@ test('MidpackGPTDataset on real bins: tokens are the bin, cu_seqlens are the doc
 });
 
 test('a rerun writes byte-identical Megatron files', async () => {
-  const a = tmp();
-  const b = tmp();
-  await writeMegatron(a, bins);
-  await writeMegatron(b, bins);
-  assert.deepEqual(folderHashes(a), folderHashes(b));
+  const [first, second] = await hashesOfTwoRuns((dir) => writeMegatron(dir, bins));
+  assert.deepEqual(first, second);
 });
 
 test('an aborted run leaves nothing under the final names', async () => {
