@@ -160,7 +160,7 @@ export class MarkdownRenderer {
   render(roots: Element[], title: string): Rendered {
     for (const r of roots) this.markCodeHolders(r);
     const blocks: Block[] = [];
-    for (const r of roots) blocks.push(...this.element(r));
+    for (const r of roots) append(blocks, this.element(r));
     const first = blocks[0]?.text ?? '';
     if (title && !(first.startsWith('#') && first.replace(/^#+\s*/, '').trim() === title)) blocks.unshift({ text: `# ${title}` });
     return { markdown: blocks.map((b) => b.text).join('\n\n'), codeBlocks: this.codeBlocks };
@@ -200,7 +200,7 @@ export class MarkdownRenderer {
         if (this.isInline(c)) inline.push(this.inline(c));
         else {
           flush();
-          out.push(...this.element(c));
+          append(out, this.element(c));
         }
       }
     }
@@ -267,7 +267,7 @@ export class MarkdownRenderer {
           firstDone = true;
         }
       }
-      items.push(...parts);
+      append(items, parts);
     }
     // Items of one list sit on consecutive lines; a code block breaks the list with blank lines.
     const out: Block[] = [];
@@ -297,7 +297,7 @@ export class MarkdownRenderer {
         }
       }
     }
-    const cols = Math.max(0, ...rows.map((r) => r.length));
+    const cols = rows.reduce((m, r) => Math.max(m, r.length), 0);
     if (layout || cols < 2 || rows.length === 0) return this.blocks(e.children.filter((c) => !(c instanceof Element && this.skip(c))).flatMap((c) => flattenTableChildren(c)));
     const cellText = (cell: Element) =>
       this.blocks(cell.children)
@@ -313,7 +313,7 @@ export class MarkdownRenderer {
     lines.splice(1, 0, `|${' --- |'.repeat(cols)}`);
     const caption = e.children.find((c): c is Element => c instanceof Element && c.name === 'caption');
     const out: Block[] = [];
-    if (caption) out.push(...this.blocks(caption.children));
+    if (caption) append(out, this.blocks(caption.children));
     out.push({ text: lines.join('\n') });
     return out;
   }
@@ -345,6 +345,11 @@ export class MarkdownRenderer {
         return inner();
     }
   }
+}
+
+/** push(...xs) overflows the call stack for very long pages: append in a loop. */
+function append<T>(out: T[], xs: T[]): void {
+  for (const x of xs) out.push(x);
 }
 
 /** Rows of a layout table become plain block children. */
