@@ -255,6 +255,8 @@ export class ArrowShardWriter {
     this.seqLen = positive('seqLen', options.seqLen);
     this.rowsPerShard = positive('rowsPerShard', options.rowsPerShard ?? 256);
     this.batchRows = Math.min(positive('batchRows', options.batchRows ?? 8), this.rowsPerShard);
+    // Arrow list offsets are int32: a batch's tokens must fit in them.
+    if (this.batchRows * this.seqLen > 0x7fffffff) throw new Error(`batchRows × seqLen = ${this.batchRows * this.seqLen} tokens is over the 2^31 an Arrow list batch can hold`);
     this.startShard = options.startShard ?? 0;
     if (!Number.isInteger(this.startShard) || this.startShard < 0) throw new Error(`startShard must be a non-negative integer, got ${options.startShard}`);
     this.batch = new BatchBuffers(this.batchRows, this.seqLen);

@@ -1,4 +1,4 @@
 export * from './bin.js';
-export * from './files.js';
+export { AtomicFile, sha256File, writeFileAtomic } from './files.js';
 export * from './arrow-shards.js';
 export * from './megatron.js';
