@@ -1,11 +1,100 @@
-import type { Command } from 'commander';
+import { statSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { action, intOption } from '../common.js';
+import {
+  DEFAULT_CAPACITY,
+  OVERLONG_POLICIES,
+  readLengthFile,
+  StrategyComparer,
+  type OverlongPolicy,
+  type StrategyFigures,
+} from '../../pack/index.js';
+
+interface CompareOpts {
+  lengths: string;
+  seqLen: number;
+  overlong: OverlongPolicy;
+  slideStride?: number;
+  windowUnits?: number;
+  maxOpenBins?: number;
+  json?: boolean;
+}
+
+/** Plain files larger than this get a progress bar (on a TTY only). */
+const PROGRESS_MIN_BYTES = 16 << 20;
 
 export function register(program: Command): void {
   program
     .command('compare')
-    .description('(not implemented yet)')
-    .action(() => {
-      process.stderr.write('midpack: compare is not implemented yet\n');
-      process.exitCode = 2;
-    });
+    .description(
+      'Compare the five packing strategies of Table 13 (concat-then-split, restart-last-document, pad-last-document, ' +
+        'best-fit without and with overlong handling) on a file of document lengths, one per line',
+    )
+    .requiredOption('--lengths <file>', 'document lengths in tokens (end-of-text included), one per line; .gz/.zst read too')
+    .option('--seq-len <L>', 'bin capacity L in tokens', intOption('--seq-len', 1), DEFAULT_CAPACITY)
+    .addOption(
+      new Option('--overlong <policy>', 'overlong policy for the last strategy (boundary needs boundaries: here it falls back to split)')
+        .choices(OVERLONG_POLICIES as string[])
+        .default('split'),
+    )
+    .option('--slide-stride <n>', "stride of the 'slide' policy (default L/2)", intOption('--slide-stride', 1))
+    .option('--window-units <n>', 'best-fit window: units placed longest first together', intOption('--window-units', 1))
+    .option('--max-open-bins <n>', 'bins held open at most', intOption('--max-open-bins', 1))
+    .option('--json', 'print one JSON object keyed by strategy')
+    .action(action(async (opts: CompareOpts) => compare(opts)));
+}
+
+async function compare(opts: CompareOpts): Promise<void> {
+  const comparer = new StrategyComparer({
+    capacity: opts.seqLen,
+    overlong: opts.overlong,
+    slideStride: opts.slideStride,
+    windowUnits: opts.windowUnits,
+    maxOpenBins: opts.maxOpenBins,
+  });
+  const bar = progressBar(opts.lengths);
+  try {
+    for await (const batch of readLengthFile(opts.lengths, { onBytes: bar ? (b) => bar.update(b) : undefined })) comparer.push(batch);
+  } finally {
+    bar?.stop();
+  }
+  const figures = comparer.finish();
+  process.stdout.write(opts.json ? JSON.stringify(figures) + '\n' : formatTable(figures, opts.seqLen));
+}
+
+function progressBar(path: string): cliProgress.SingleBar | undefined {
+  if (!process.stderr.isTTY || path === '-' || /\.(gz|zst|zstd)$/.test(path)) return undefined;
+  const size = statSync(path).size;
+  if (size < PROGRESS_MIN_BYTES) return undefined;
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'lengths [{bar}] {percentage}% | {value}/{total} bytes | eta {eta}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(size, 0);
+  return bar;
+}
+
+const pct = (x: number, digits: number) => `${(100 * x).toFixed(digits)}%`;
+
+/** The side-by-side table. */
+export function formatTable(figures: Record<string, StrategyFigures>, L: number): string {
+  const header = ['strategy', 'fragmentation', 'padding', 'bins', 'lower_bound', 'bins/lb', 'units', 'overlong', 'dropped_tok', 'duplicated_tok'];
+  const rows = Object.entries(figures).map(([name, f]) => [
+    name,
+    pct(f.fragmentation_rate, 2),
+    pct(f.padding_rate, 4),
+    String(f.bins),
+    String(f.lower_bound),
+    f.lower_bound ? (f.bins / f.lower_bound).toFixed(5) : '-',
+    String(f.units),
+    String(f.overlong_docs),
+    String(f.dropped_tokens),
+    String(f.duplicated_tokens),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const first = Object.values(figures)[0];
+  const intro = `L = ${L}, ${first?.tokens ?? 0} tokens in documents\n`;
+  return intro + [line(header), ...rows.map(line)].join('\n') + '\n';
 }

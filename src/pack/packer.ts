@@ -1,0 +1,165 @@
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** What to do with a document longer than the capacity. `truncate` is what plain BFP does. */
+export type OverlongPolicy = 'split' | 'slide' | 'drop' | 'boundary' | 'truncate';
+export const OVERLONG_POLICIES: readonly OverlongPolicy[] = ['split', 'slide', 'drop', 'boundary', 'truncate'];
+
+export interface PackerOptions {
+  /** L: tokens per bin, default 262144. */
+  capacity: number;
+  /** Default 'split'. */
+  overlong: OverlongPolicy;
+  /** For 'slide': how far each window starts after the previous one; default capacity/2. */
+  slideStride?: number;
+  /** Units buffered before they are placed longest first (the memory knob); default 65536. */
+  windowUnits?: number;
+  /** More bins open than this and the fullest one is closed; default 1024. */
+  maxOpenBins?: number;
+  /** More units held in open bins than this and the fullest bins close; default 2^21. */
+  maxHeldUnits?: number;
+}
+
+export const DEFAULT_CAPACITY = 262144;
+export const DEFAULT_WINDOW_UNITS = 65536;
+export const DEFAULT_MAX_OPEN_BINS = 1024;
+export const DEFAULT_MAX_HELD_UNITS = 1 << 21;
+
+/** Documents pushed in order get global indices 0,1,2,... */
+export interface DocBatch {
+  /** Tokens per document (its end-of-text included). */
+  lengths: Uint32Array;
+  /** For 'boundary' (optional per doc; docs without boundaries fall back to split): boundaries per doc. */
+  boundaryCounts?: Uint32Array;
+  /** Flat, ascending token offsets within each doc where a chunk may start. */
+  boundaryOffsets?: Uint32Array;
+  /** Per doc: tokens [0, headerLen) repeated at the start of each later chunk. */
+  headerLens?: Uint32Array;
+}
+
+/** Bins closed by one call, in emission order (deterministic). */
+export interface ClosedBins {
+  binCount: number;
+  /** CSR: bin b holds units binUnitStart[b] .. binUnitStart[b+1]-1, in order. */
+  binUnitStart: Uint32Array;
+  /** Global document index. */
+  unitDoc: Uint32Array;
+  /** Token range [unitStart, unitEnd) of that document. */
+  unitStart: Uint32Array;
+  unitEnd: Uint32Array;
+  /** Tokens [0, unitHeader) of the doc repeated before the range ('boundary'), else 0. */
+  unitHeader: Uint32Array;
+}
+
+export interface PackerStats {
+  docs: number;
+  units: number;
+  overlongDocs: number;
+  droppedDocs: number;
+  droppedTokens: number;
+  duplicatedTokens: number;
+  bins: number;
+  paddingTokens: number;
+  tokens: number;
+}
+
+/** What both implementations (native and TypeScript) offer. */
+export interface Packer {
+  push(batch: DocBatch): ClosedBins;
+  finish(): ClosedBins;
+  stats(): PackerStats;
+}
+
+export interface ResolvedPackerOptions extends Required<PackerOptions> {
+  policyCode: number;
+}
+
+/** Fills in defaults and rejects impossible options with a message naming the option. */
+export function resolvePackerOptions(opts: Partial<PackerOptions>): ResolvedPackerOptions {
+  const capacity = opts.capacity ?? DEFAULT_CAPACITY;
+  const overlong = opts.overlong ?? 'split';
+  const r = {
+    capacity,
+    overlong,
+    slideStride: opts.slideStride ?? Math.max(1, Math.floor(capacity / 2)),
+    windowUnits: opts.windowUnits ?? DEFAULT_WINDOW_UNITS,
+    maxOpenBins: opts.maxOpenBins ?? DEFAULT_MAX_OPEN_BINS,
+    maxHeldUnits: opts.maxHeldUnits ?? DEFAULT_MAX_HELD_UNITS,
+    policyCode: OVERLONG_POLICIES.indexOf(overlong),
+  };
+  const intIn = (name: string, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`packer: ${name} must be an integer in [${lo}, ${hi}], got ${v}`);
+  };
+  intIn('capacity', r.capacity, 1, 2 ** 31);
+  if (r.policyCode < 0) throw new RangeError(`packer: unknown overlong policy "${overlong}" (one of ${OVERLONG_POLICIES.join(', ')})`);
+  intIn('slideStride', r.slideStride, 1, r.capacity);
+  intIn('windowUnits', r.windowUnits, 1, 1 << 20);
+  intIn('maxOpenBins', r.maxOpenBins, 1, 2 ** 31);
+  intIn('maxHeldUnits', r.maxHeldUnits, 1, 2 ** 31);
+  return r;
+}
+
+/** The same shape checks for both implementations: boundary arrays must line up with the lengths. */
+export function checkBatch(batch: DocBatch): void {
+  const n = batch.lengths.length;
+  if (!(batch.lengths instanceof Uint32Array)) throw new TypeError('packer: lengths must be a Uint32Array');
+  if (batch.boundaryCounts && batch.boundaryCounts.length !== n) throw new RangeError('packer: boundaryCounts needs one entry per document');
+  if (batch.headerLens && batch.headerLens.length !== n) throw new RangeError('packer: headerLens needs one entry per document');
+  let total = 0;
+  if (batch.boundaryCounts) for (let i = 0; i < n; i++) total += batch.boundaryCounts[i]!;
+  if (total !== (batch.boundaryOffsets?.length ?? 0)) throw new RangeError('packer: boundaryOffsets must hold sum(boundaryCounts) offsets');
+}
+
+interface NativeBinding {
+  version(): string;
+  NativePacker: new (
+    capacity: number,
+    policy: number,
+    slideStride: number,
+    windowUnits: number,
+    maxOpenBins: number,
+    maxHeldUnits: number,
+  ) => {
+    push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
+    finish(): ClosedBins;
+    stats(): PackerStats;
+  };
+}
+
+let binding: NativeBinding | undefined;
+
+/** The compiled addon (built by cmake-js during npm ci), loaded once. */
+export function nativeBinding(): NativeBinding {
+  if (binding) return binding;
+  // dist/src/pack/packer.js and src/pack/packer.ts are both three levels below the package root.
+  const path = fileURLToPath(new URL('../../../native/build/Release/midpack_native.node', import.meta.url));
+  if (!existsSync(path)) throw new Error(`the native packer is not built (${path} is missing): run npm run build:native`);
+  binding = createRequire(import.meta.url)(path) as NativeBinding;
+  return binding;
+}
+
+/** Best-fit packing by the C++ core; the lengths and results cross as typed arrays, one call per batch. */
+export class StreamingPacker implements Packer {
+  readonly options: ResolvedPackerOptions;
+  private readonly core: InstanceType<NativeBinding['NativePacker']>;
+
+  constructor(opts: PackerOptions) {
+    this.options = resolvePackerOptions(opts);
+    const o = this.options;
+    this.core = new (nativeBinding().NativePacker)(o.capacity, o.policyCode, o.slideStride, o.windowUnits, o.maxOpenBins, o.maxHeldUnits);
+  }
+
+  push(batch: DocBatch): ClosedBins {
+    checkBatch(batch);
+    return this.core.push(batch.lengths, batch.boundaryCounts, batch.boundaryOffsets, batch.headerLens);
+  }
+
+  finish(): ClosedBins {
+    return this.core.finish();
+  }
+
+  stats(): PackerStats {
+    return this.core.stats();
+  }
+}
