@@ -25,7 +25,7 @@ const LOCK_FILES = new Set([
 ]);
 
 /** Names of generated files: minified bundles, source maps, protobuf and designer output. */
-const GENERATED_NAME = /(?:[.-]min\.(?:js|mjs|css)|\.bundle\.js|\.js\.map|\.css\.map|\.map|\.pb\.go|_pb2(?:_grpc)?\.pyi?|\.pb\.(?:h|cc)|\.designer\.cs|\.g\.dart|\.generated\.\w+)$/;
+const GENERATED_NAME = /(?:[.-]min\.(?:js|mjs|css)|\.bundle\.js|\.map|\.pb\.go|_pb2(?:_grpc)?\.pyi?|\.pb\.(?:h|cc)|\.designer\.cs|\.g\.dart|\.generated\.\w+)$/;
 
 /** Extensions whose content is binary: dropped without reading. */
 const BINARY_EXTENSIONS = new Set([

@@ -218,7 +218,8 @@ export async function readGitRepo(dir: string, opts: FilterOptions, repo = basen
   const plan: { entry: TreeEntry; as: string; verdict?: FileVerdict }[] = [];
   for (const e of entries) {
     let target: TreeEntry | FileVerdict = e;
-    if (e.type === 'commit') target = dropped(e.path, 'submodule', `${dir}: ${e.path}: git submodule (not read)`);
+    if (/[\n\r]/.test(e.path)) target = dropped(e.path, 'bad_path', `${dir}: ${JSON.stringify(e.path)}: a path with a line break cannot be written in the format`);
+    else if (e.type === 'commit') target = dropped(e.path, 'submodule', `${dir}: ${e.path}: git submodule (not read)`);
     else if (e.mode === '120000') target = resolved.get(e.path)!;
     if (!('oid' in target)) {
       plan.push({ entry: e, as: e.path, verdict: target });
