@@ -69,10 +69,11 @@ export function register(program: Command): void {
     .option('--min-docs <n>', 'mask segments in at least N documents', intOption('--min-docs', 1), DEFAULT_MIN_DOCS)
     .option('--min-frac <f>', '... and in at least this fraction of the counted documents (0 to use --min-docs alone)', floatOption('--min-frac', 0, 1), DEFAULT_MIN_FRAC)
     .option('--keep-first', 'keep the first occurrence of each frequent segment in a document unmasked')
+    .option('--bridge', 'also mask the too-short lines (blank, a bare //) between two masked lines, so a header is one span')
     .option('--top <n>', 'how many masked segments the manifest lists', intOption('--top'), 50)
     .option('--quiet', 'print nothing but errors')
     .action(
-      action(async (inputs: string[], opts: { counts: string; out: string; minDocs: number; minFrac: number; keepFirst?: boolean; top: number; quiet?: boolean }) => {
+      action(async (inputs: string[], opts: { counts: string; out: string; minDocs: number; minFrac: number; keepFirst?: boolean; bridge?: boolean; top: number; quiet?: boolean }) => {
         const frequent = loadFrequent(opts.counts, opts);
         const ctx = await runStage('mask apply', opts, maskApply(frequent, opts), (c) => readDocInputs(inputs, c.ledger));
         if (opts.quiet) return;

@@ -54,6 +54,12 @@ export function loadFrequent(countsPath: string, options: ThresholdOptions = {})
 export interface ApplyOptions {
   /** Keep the first occurrence of each frequent segment in a document unmasked. */
   keepFirst?: boolean;
+  /**
+   * Also mask the lines too short to count (blank lines, a bare `//` or ` *`) that lie
+   * between two masked lines, so a license header is one span. Never across a line with
+   * a special token.
+   */
+  bridge?: boolean;
   /** How many masked segments the stats list. */
   top?: number;
   /** Sources listed one by one in the stats; the rest are summed under "(other)". */
@@ -91,11 +97,16 @@ export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}
     for await (const doc of docs) {
       seen.clear();
       const spans: Span[] = [];
+      const specialBetween = specialFinder(doc.special_spans ?? []);
+      let previousMasked = false;
       segment(doc, (hi, lo, start, end, normalized) => {
         const slot = table.find(hi, lo);
-        if (slot < 0) return;
-        if (options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1) return;
-        addSpan(spans, start, end);
+        const masking = slot >= 0 && !(options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1);
+        const last = spans[spans.length - 1];
+        const bridged = masking && options.bridge && previousMasked && last && !specialBetween(last[1], start);
+        previousMasked = masking;
+        if (!masking) return;
+        addSpan(spans, bridged ? last![1] : start, end);
         masked[slot]!++;
         if (masked[slot] === 1 && capturedSamples.size < 10000 && !frequent.samples.has(hashHex(hi, lo))) {
           capturedSamples.set(slot, sampleText(normalized));
@@ -127,6 +138,7 @@ export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}
       ...paramsOf(header),
       threshold_docs: frequent.threshold,
       keep_first: !!options.keepFirst,
+      bridge: !!options.bridge,
       documents_counted: header.documents,
       segments_distinct: header.segments_distinct,
       segments_frequent: table.size,
@@ -147,4 +159,16 @@ function tallyInto(t: Tally, chars: number, maskedChars: number): void {
   t.chars += chars;
   t.masked_chars += maskedChars;
   if (maskedChars) t.documents_with_masks++;
+}
+
+/**
+ * Whether a special span overlaps [a, b), for queries whose `a` never decreases
+ * (a pointer walks the sorted spans once per document).
+ */
+function specialFinder(specials: readonly Span[]): (a: number, b: number) => boolean {
+  let k = 0;
+  return (a, b) => {
+    while (k < specials.length && specials[k]![1] <= a) k++;
+    return k < specials.length && specials[k]![0] < b;
+  };
 }

@@ -59,31 +59,48 @@ const unicodeDocs: Doc[] = Array.from({ length: 6 }, (_, i) => ({
 const corpus = [...realDocs, ...unicodeDocs];
 
 /** An independent reference: plain string maps, no hashing, no spilling. */
-function referenceSpans(docs: Doc[], minChars: number, threshold: number, keepFirst = false): Span[][] {
-  const linesOf = (text: string) => {
-    const lines: { start: number; end: number; norm: string }[] = [];
+function referenceSpans(docs: Doc[], minChars: number, threshold: number, opts: { keepFirst?: boolean; bridge?: boolean } = {}): Span[][] {
+  const linesOf = (d: Doc) => {
+    const lines: { start: number; end: number; norm: string; special: boolean; counts: boolean }[] = [];
     let start = 0;
-    for (const raw of text.split('\n')) {
-      const end = Math.min(text.length, start + raw.length + 1);
-      lines.push({ start, end, norm: raw.trim() });
+    for (const raw of d.text.split('\n')) {
+      const end = Math.min(d.text.length, start + raw.length + 1);
+      const special = (d.special_spans ?? []).some(([a, b]) => a < start + raw.length && b > start);
+      const norm = raw.trim();
+      lines.push({ start, end, norm, special, counts: !special && norm.length >= minChars });
       start = end;
     }
-    return lines.filter((l) => l.norm.length >= minChars);
+    return lines;
   };
   const df = new Map<string, number>();
-  for (const d of docs) for (const n of new Set(linesOf(d.text).map((l) => l.norm))) df.set(n, (df.get(n) ?? 0) + 1);
+  for (const d of docs) {
+    for (const n of new Set(linesOf(d).filter((l) => l.counts).map((l) => l.norm))) df.set(n, (df.get(n) ?? 0) + 1);
+  }
   return docs.map((d) => {
     const seen = new Set<string>();
     const spans: Span[] = [];
-    for (const l of linesOf(d.text)) {
-      if ((df.get(l.norm) ?? 0) < threshold) continue;
-      if (keepFirst && !seen.has(l.norm)) {
-        seen.add(l.norm);
+    let gapSinceMasked: boolean | undefined; // undefined: no masked line yet; true: a special line since
+    let lastEnd = 0;
+    for (const l of linesOf(d)) {
+      if (!l.counts) {
+        if (l.special) gapSinceMasked = true;
         continue;
       }
+      let masked = (df.get(l.norm) ?? 0) >= threshold;
+      if (masked && opts.keepFirst && !seen.has(l.norm)) {
+        seen.add(l.norm);
+        masked = false;
+      }
+      if (!masked) {
+        gapSinceMasked = undefined;
+        continue;
+      }
+      const from = opts.bridge && gapSinceMasked === false ? lastEnd : l.start;
       const last = spans[spans.length - 1];
-      if (last && last[1] === l.start) last[1] = l.end;
-      else spans.push([l.start, l.end]);
+      if (last && last[1] >= from) last[1] = l.end;
+      else spans.push([from, l.end]);
+      gapSinceMasked = false;
+      lastEnd = l.end;
     }
     return spans;
   });
@@ -120,6 +137,35 @@ test('spans cover exactly the lines whose document frequency reaches the thresho
   const first = arrow.loss_mask_spans![0]!;
   // The header's bare `//` lines are too short to count, so the header masks as runs between them.
   assert.match(arrow.text.slice(first[0], first[1]), /^\/\/ Licensed to the Apache Software Foundation[\s\S]*License at\n$/);
+});
+
+test('--bridge masks the short lines between masked lines, never across a special token', async () => {
+  const counts = await countTo(corpus, 'bridge.counts');
+  const { out } = await applyWith(corpus, counts, { minDocs: 5, minFrac: 0 }, { bridge: true });
+  const expected = referenceSpans(corpus, 10, 5, { bridge: true });
+  out.forEach((d, i) => assert.deepEqual(d.loss_mask_spans ?? [], expected[i], `spans of ${d.id}`));
+  const arrow = out.find((d) => d.source === 'apache-arrow' && d.text.startsWith('// Licensed to the Apache Software Foundation'))!;
+  const first = arrow.loss_mask_spans![0]!;
+  assert.equal(first[0], 0);
+  assert.match(arrow.text.slice(first[0], first[1]), /^\/\/ Licensed to the Apache Software Foundation[^]*\n\/\/\n[^]*under the License\.\n$/);
+
+  // Two files whose boundary lines are frequent: the <|file_sep|> line between them stays in the loss.
+  const shared = "module.exports = require('./shared-helpers');";
+  const repos: Doc[] = Array.from({ length: 5 }, (_, i) => {
+    const r = formatRepoDocument(`o/r${i}`, [
+      { path: 'a.js', content: `const a${i} = ${i};\n${shared}\n` },
+      { path: 'b.js', content: `${shared}\n\n${shared}\nconst b${i} = ${i};` },
+    ]);
+    return { id: `br${i}`, kind: 'repo', source: `o/r${i}`, text: r.text, special_spans: r.special_spans, meta: {} };
+  });
+  const repoCounts = await countTo(repos, 'bridge-repos.counts');
+  const r = await applyWith(repos, repoCounts, { minDocs: 5, minFrac: 0 }, { bridge: true });
+  assert.deepEqual(r.out.map((d) => d.loss_mask_spans), referenceSpans(repos, 10, 5, { bridge: true }));
+  const d = r.out[0]!;
+  assert.deepEqual(
+    d.loss_mask_spans!.map(([a, b]) => d.text.slice(a, b)),
+    [`${shared}\n`, `${shared}\n\n${shared}\n`],
+  );
 });
 
 test('the threshold follows --min-frac of the counted documents', async () => {
@@ -159,7 +205,7 @@ test('--keep-first leaves the first occurrence of each frequent line in a docume
     [bodyEnd, docs[0]!.text.length],
   ]);
   assert.deepEqual(kept.out[0]!.loss_mask_spans, [[bodyEnd, docs[0]!.text.length]]);
-  assert.deepEqual(kept.out.map((d) => d.loss_mask_spans), referenceSpans(docs, 10, 5, true));
+  assert.deepEqual(kept.out.map((d) => d.loss_mask_spans), referenceSpans(docs, 10, 5, { keepFirst: true }));
 });
 
 test('existing loss-mask spans are kept and merged with the redundancy spans', async () => {
