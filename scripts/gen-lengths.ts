@@ -8,6 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { mixtureBatches } from '../src/pack/mixture.js';
 
 /** Streams `count` lengths to `path` ('-' for stdout), never holding more than one batch. */
@@ -22,8 +23,7 @@ export async function writeLengthFile(path: string, count: number, seed: number)
   }
 }
 
-const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/.*\/dist\//, '/dist/'));
-if (isMain) {
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const { values } = parseArgs({
     options: { count: { type: 'string', default: '1000000' }, seed: { type: 'string', default: '1' }, out: { type: 'string', default: '-' } },
   });

@@ -61,7 +61,7 @@ export async function* readLengthFile(path: string, opts: ReadLengthsOptions = {
         if (digits > 0) afterNumber = true;
       } else {
         bad = true;
-        badText = (digits > 0 ? String(value) : '') + String.fromCharCode(c);
+        badText = (digits > 0 ? String(value) : '') + (afterNumber ? ' ' : '') + String.fromCharCode(c);
       }
     }
     bytes += chunk.length;
