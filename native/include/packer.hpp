@@ -96,7 +96,8 @@ class Packer {
   uint64_t nextBinSeq_ = 0;
 
   std::vector<Unit> window_;
-  std::vector<uint64_t> order_;  // sort keys: (capacity - length) << 32 | position in window
+  std::vector<uint64_t> order_;    // sort keys: (capacity - length) << 32 | position in window
+  std::vector<uint64_t> scratch_;  // the radix sort's other buffer
 
   CapacityIndex index_;
   std::vector<int32_t> bucketHead_;  // per remaining room: the most recently inserted open bin

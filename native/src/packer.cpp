@@ -86,6 +86,7 @@ Packer::Packer(const PackerOptions& opts)
     : opts_(validated(opts)), index_(opts_.capacity), bucketHead_(size_t(opts_.capacity) + 1, -1) {
   window_.reserve(opts_.windowUnits);
   order_.reserve(opts_.windowUnits);
+  scratch_.reserve(opts_.windowUnits);
 }
 
 void Packer::push(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts,
@@ -166,12 +167,28 @@ void Packer::addUnit(const Unit& u) {
   if (window_.size() >= opts_.windowUnits) placeWindow();
 }
 
-// Best-fit decreasing over the window: longest first, ties in arrival order.
+// Best-fit decreasing over the window: longest first, ties in arrival order. The keys
+// (capacity - length) << 32 | position are put in order by a stable LSD radix sort on the
+// high half (11 bits a pass), the same order std::sort would give, in O(window).
 void Packer::placeWindow() {
   const uint64_t L = opts_.capacity;
-  order_.clear();
-  for (size_t i = 0; i < window_.size(); i++) order_.push_back(((L - window_[i].length()) << 32) | i);
-  std::sort(order_.begin(), order_.end());
+  const size_t n = window_.size();
+  order_.resize(n);
+  scratch_.resize(n);
+  for (size_t i = 0; i < n; i++) order_[i] = ((L - window_[i].length()) << 32) | i;
+  for (unsigned shift = 32; shift < 64 && (L >> (shift - 32)) != 0; shift += 11) {
+    uint32_t counts[2048] = {0};
+    for (uint64_t key : order_) counts[(key >> shift) & 2047]++;
+    if (counts[(order_[0] >> shift) & 2047] == n) continue;  // one digit value: already in order
+    uint32_t sum = 0;
+    for (uint32_t& c : counts) {
+      uint32_t k = c;
+      c = sum;
+      sum += k;
+    }
+    for (uint64_t key : order_) scratch_[counts[(key >> shift) & 2047]++] = key;
+    order_.swap(scratch_);
+  }
   for (uint64_t key : order_) place(window_[key & 0xffffffffu]);
   window_.clear();
 }
