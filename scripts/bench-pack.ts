@@ -105,7 +105,7 @@ async function main(): Promise<void> {
 
   process.stdout.write('2. Table 13 strategies on a 1,000,000-document mixture\n');
   const table = formatTable(compareStrategies(mixtureLengths(1_000_000, seed), { capacity: L, overlong: 'split' }), L);
-  process.stdout.write(table.replace(/^/gm, '   ') + '\n');
+  process.stdout.write(table.trimEnd().replace(/^/gm, '   ') + '\n\n');
 
   const file = join(tmpdir(), `midpack-bench-lengths-${process.pid}.txt`);
   try {

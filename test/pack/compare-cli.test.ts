@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compareStrategies, mixtureLengths } from '../../src/pack/index.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+// The compare command alone, registered on a fresh program exactly as src/cli/main.ts does,
+// so this test does not depend on the other commands' modules.
+const harness =
+  "import { Command } from 'commander'; import { register } from './dist/src/cli/commands/compare.js';" +
+  "const p = new Command().name('midpack'); register(p); await p.parseAsync(process.argv.slice(1), { from: 'user' });";
+
+function midpack(...args: string[]) {
+  return spawnSync(process.execPath, ['--input-type=module', '-e', harness, ...args], { cwd: root, encoding: 'utf8' });
+}
+
+test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
+  try {
+    const lengths = Array.from(mixtureLengths(20_000, 5));
+    writeFileSync(join(dir, 'lengths.txt'), lengths.join('\n') + '\n');
+    const r = midpack('compare', '--lengths', join(dir, 'lengths.txt'), '--seq-len', '65536', '--overlong', 'slide', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(Object.keys(out), ['concat_split', 'rld', 'pld', 'bfp', 'bfp_slide']);
+    for (const f of Object.values(out) as Record<string, number>[]) {
+      for (const k of ['fragmentation_rate', 'padding_rate', 'bins', 'lower_bound', 'tokens', 'units', 'overlong_docs', 'dropped_tokens', 'duplicated_tokens']) {
+        assert.equal(typeof f[k], 'number', k);
+      }
+    }
+    assert.deepEqual(out, compareStrategies(lengths, { capacity: 65536, overlong: 'slide' }));
+    assert.equal(out.bfp_slide.fragmentation_rate, 0);
+    assert.ok(out.bfp.dropped_tokens > 0 && out.bfp_slide.duplicated_tokens > 0);
+
+    const table = midpack('compare', '--lengths', join(dir, 'lengths.txt'), '--seq-len', '65536');
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /^strategy +fragmentation +padding +bins +lower_bound +bins\/lb/m);
+    assert.match(table.stdout, /^bfp_split +0\.00% /m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('midpack compare names the file and line of a malformed or negative length, and exits 1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
+  try {
+    writeFileSync(join(dir, 'neg.txt'), '100\n200\n-7\n');
+    let r = midpack('compare', '--lengths', join(dir, 'neg.txt'));
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr, `midpack: error: ${join(dir, 'neg.txt')}:3: negative length "-7" (expected one non-negative integer per line)\n`);
+    writeFileSync(join(dir, 'bad.txt'), '100\nabc\n');
+    r = midpack('compare', '--lengths', join(dir, 'bad.txt'));
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /bad\.txt:2: malformed length "abc"/);
+    r = midpack('compare', '--lengths', join(dir, 'neg.txt'), '--overlong', 'sideways');
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /sideways/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
