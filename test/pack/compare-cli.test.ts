@@ -7,15 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareStrategies, mixtureLengths } from '../../src/pack/index.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-// The compare command alone, registered on a fresh program exactly as src/cli/main.ts does,
-// so this test does not depend on the other commands' modules.
-const harness =
-  "import { Command } from 'commander'; import { register } from './dist/src/cli/commands/compare.js';" +
-  "const p = new Command().name('midpack'); register(p); await p.parseAsync(process.argv.slice(1), { from: 'user' });";
+const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
+/** Runs the installed bin's entry point, as a user does. */
 function midpack(...args: string[]) {
-  return spawnSync(process.execPath, ['--input-type=module', '-e', harness, ...args], { cwd: root, encoding: 'utf8' });
+  return spawnSync(process.execPath, [main, ...args], { encoding: 'utf8' });
 }
 
 test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', () => {
