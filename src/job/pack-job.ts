@@ -1,6 +1,6 @@
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { readDocuments, isDocumentFile } from '../io/documents.js';
@@ -60,7 +60,7 @@ export interface Manifest {
   ledger: ReturnType<Ledger['toJSON']>;
   balanced: boolean;
   counts: { documents: number; tokens: number; masked_tokens: number; units: number; bins: number; padding_tokens: number };
-  shards: ShardsResult['shards'];
+  shards: { filename: string; rows: number; bytes: number; sha256: string }[];
   shards_fingerprint: string;
   megatron: MegatronFileInfo[];
   doc_lengths: { path: string; sha256: string };
@@ -101,6 +101,7 @@ export async function runPackJob(
   mkdirSync(o.out, { recursive: true });
   const workDir = join(o.out, '.work');
   checkResumable(workDir, config);
+  removeStaleTemps(o.out);
 
   const ledger = source?.ledger ?? new Ledger();
   ledger.onDrop ??= (_r, m) => process.stderr.write(`midpack: pack: ${m}\n`);
@@ -125,6 +126,7 @@ export async function runPackJob(
   const figures = new FiguresBuilder(o.seqLen);
   const progress = new Progress(o.progress, ['documents', 'tokens', 'bins']);
   let fragmented = 0;
+  const fault = faultPoint();
 
   const bins = new BinAssembler(store, o.seqLen, tokenizer.padId);
   const emit = async (closed: ClosedBins) => {
@@ -135,6 +137,7 @@ export async function runPackJob(
       await arrow.writeBin(bin);
       await megatron.writeBin(bin);
       progress.add('bins', 1);
+      fault('bins');
     }
   };
 
@@ -193,6 +196,7 @@ export async function runPackJob(
       if (!pending || pending.docs.length === 0) return;
       const index: ChunkIndex = { firstSeq: pending.firstSeq, tokens: pending.tokens, docs: pending.docs };
       store.write(store.chunkCount, index, pending.ids, pending.masks);
+      fault('chunks');
       const p = pending;
       pending = null;
       await packChunk(index);
@@ -251,13 +255,12 @@ export async function runPackJob(
         bins: report.packing.bins,
         padding_tokens: report.packing.padding_tokens,
       },
-      shards: shards.shards,
+      shards: shards.shards.map(({ filename, rows, bytes, sha256 }) => ({ filename, rows, bytes, sha256 })),
       shards_fingerprint: shards.fingerprint,
-      megatron: megatronFiles,
+      megatron: megatronFiles.map((f) => ({ ...f, path: relative(o.out, f.path) })),
       doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
     };
     if (source?.stages) manifest.stages = source.stages;
-    for (const s of manifest.shards) delete (s as { reused?: boolean }).reused;
     writeFileAtomic(join(o.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     writeReportHtml(join(o.out, 'report.html'), report, manifest);
     writeFileAtomic(join(o.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
@@ -346,6 +349,28 @@ class BinAssembler {
     }
     this.lastTokens = at;
     return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets };
+  }
+}
+
+/**
+ * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (or bins:N) kills the
+ * process with SIGKILL right after the N-th chunk (or bin) is written, a deterministic kill point.
+ */
+function faultPoint(): (what: 'chunks' | 'bins') => void {
+  const m = /^(chunks|bins):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
+  if (!m) return () => {};
+  const counts = { chunks: 0, bins: 0 };
+  return (what) => {
+    if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+/** Temporary files of a killed run never carry a final name; remove them so the output is clean. */
+function removeStaleTemps(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory() && e.name !== '.work') removeStaleTemps(p);
+    else if (e.isFile() && /\.tmp-\d+$/.test(e.name)) rmSync(p, { force: true });
   }
 }
 

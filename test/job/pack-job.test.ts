@@ -24,8 +24,8 @@ function realCorpus(dir: string, opts: { bad?: boolean } = {}): { path: string; 
     'yaml/dist/compose/composer.js',
     'yaml/dist/parse/lexer.js',
     'yaml/dist/parse/parser.js',
-    'semver/README.md',
-    'diff/lib/diff/base.js',
+    'hyparquet/src/read.js',
+    'cli-progress/README.md',
   ];
   const docs = new Map<string, { text: string; spans: [number, number][] }>();
   const lines: string[] = [];
@@ -170,23 +170,26 @@ test('pack: killed with SIGKILL at several points, then rerun, ends with the sam
   const ref = join(dir, 'ref');
   assert.equal(midpack(args(ref)).status, 0);
   const expected = hashTree(ref);
-  let killedAtLeastOnce = false;
-  let resumedFromChunks = false;
-  for (const ms of [700, 1300, 2000, 2600]) {
-    const out = join(dir, `killed-${ms}`);
-    const k = await midpackKilled(args(out), ms);
-    killedAtLeastOnce ||= k.killed;
-    if (k.killed && existsSync(join(out, '.work'))) {
-      resumedFromChunks ||= readdirSync(join(out, '.work')).some((f) => f.endsWith('.json') && f.startsWith('chunk-'));
+  const bins = JSON.parse(readFileSync(join(ref, 'manifest.json'), 'utf8')).counts.bins;
+  assert.ok(bins > 12, `only ${bins} bins`);
+  // Deterministic kill points (after the 1st and 3rd tokenized chunk, after bins in the middle
+  // and near the end, twice in a row), then one kill at a random moment.
+  const plans = [['chunks:1'], ['chunks:3'], [`bins:${Math.floor(bins / 2)}`], ['chunks:2', 'chunks:1'], [`bins:${bins - 1}`, 'bins:2']];
+  for (const plan of plans) {
+    const out = join(dir, `killed-${plan.join('-')}`);
+    for (const fault of plan) {
+      const k = midpack(args(out), { env: { MIDPACK_FAULT: fault } });
+      assert.equal(k.status, null, `the run was not killed at ${fault}`);
     }
-    // a second kill during the rerun, then a full rerun
-    await midpackKilled(args(out), ms / 2);
     const r = midpack(args(out));
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(hashTree(out), expected, `killed after ${ms} ms`);
+    if (plan[0]!.startsWith('chunks')) assert.match(r.stderr, /resuming after \d+ complete chunks/);
+    assert.deepEqual(hashTree(out), expected, `killed at ${plan.join(', ')}`);
   }
-  assert.ok(killedAtLeastOnce, 'no run was killed before it finished: the corpus is too small for the timings');
-  assert.ok(resumedFromChunks, 'no killed run had complete chunks to resume from');
+  const out = join(dir, 'killed-random');
+  await midpackKilled(args(out), 300 + Math.floor(Math.random() * 1500));
+  assert.equal(midpack(args(out)).status, 0);
+  assert.deepEqual(hashTree(out), expected, 'killed at a random moment');
 });
 
 test('pack: Hugging Face datasets opens the shards (where Python has datasets)', (t) => {

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { compareStrategies, type OverlongPolicy } from '../../pack/index.js';
 import { formatSummary } from '../summary.js';
-import { formatComparison } from '../compare-table.js';
+import { formatTable } from './compare.js';
 import type { ReportJson } from '../../report/figures.js';
 
 export function register(program: Command): void {
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         const capacity = opts.seqLen ?? report.packing.seq_len;
         const overlong = opts.overlong ?? (report.packing.overlong_policy as OverlongPolicy);
         const figures = compareStrategies(lengths, { capacity, overlong });
-        process.stdout.write(opts.json ? JSON.stringify(figures, null, 2) + '\n' : formatComparison(figures, capacity) + '\n');
+        process.stdout.write(opts.json ? JSON.stringify(figures, null, 2) + '\n' : formatTable(figures, capacity));
       }),
     );
 }

@@ -1,0 +1,103 @@
+/**
+ * npm run bench:e2e — the whole `pack` against tokenization alone, in one run.
+ *
+ * Builds (once, in .bench/) a corpus of real code and prose (scripts/build-e2e-corpus.ts), then
+ * measures in separate child processes, each with its own peak RSS:
+ *   tokenize  read + tokenize on W workers, nothing else (the ceiling)
+ *   pack      the full pack job (read, tokenize, chunks, native packing, Arrow + Megatron, report)
+ * at W = 2 and W = 1, and the pack at half the corpus size to show peak RSS does not grow with
+ * the corpus. Prints throughputs, the pack/tokenize ratio (target >= 0.85), the 1 -> 2 worker
+ * speedup (target >= 1.7) and peak RSS (target < 2 GB).
+ *
+ *   npm run bench:e2e -- [--mb 200] [--workers 2]
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../test/helpers/paths.js';
+import { buildE2eCorpus } from './build-e2e-corpus.js';
+
+interface Measure {
+  mode: string;
+  workers: number;
+  seconds: number;
+  bytes: number;
+  tokens: number;
+  maxRssMB: number;
+}
+
+async function child(mode: string, input: string, workers: number, out: string): Promise<void> {
+  const bytes = statSync(input).size;
+  const t0 = performance.now();
+  let tokens = 0;
+  if (mode === 'tokenize') {
+    const { Ledger } = await import('../src/core/ledger.js');
+    const { readDocuments } = await import('../src/io/documents.js');
+    const { TokenizePool } = await import('../src/tokenize/pool.js');
+    const pool = new TokenizePool({ workers });
+    const ledger = new Ledger();
+    for await (const [, r] of pool.map(readDocuments([input], ledger), (d) => ({ text: d.text, special_spans: d.special_spans, loss_mask_spans: d.loss_mask_spans }))) tokens += r.ids?.length ?? 0;
+    await pool.close();
+  } else {
+    const { runPackJob, PACK_DEFAULTS } = await import('../src/job/pack-job.js');
+    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers, progress: false });
+    tokens = s.report.packing.tokens;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const m: Measure = { mode, workers, seconds, bytes, tokens, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+  process.stdout.write(JSON.stringify(m) + '\n');
+}
+
+function run(mode: string, input: string, workers: number): Measure {
+  const out = join(repoRoot, '.bench', `e2e-out-${mode}-${workers}`);
+  rmSync(out, { recursive: true, force: true });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, input, String(workers), out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${mode} (workers ${workers}) failed with status ${r.status}`);
+  rmSync(out, { recursive: true, force: true });
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === '--child') return child(args[1]!, args[2]!, Number(args[3]), args[4]!);
+  const opt = (name: string, dflt: number) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? Number(args[i + 1]) : dflt;
+  };
+  const mb = opt('--mb', 200);
+  const workers = opt('--workers', 2);
+  const dir = join(repoRoot, '.bench');
+  mkdirSync(dir, { recursive: true });
+  const corpus = async (size: number) => {
+    const p = join(dir, `e2e-${size}.jsonl`);
+    if (!existsSync(p)) await buildE2eCorpus(p, size);
+    return p;
+  };
+  const big = await corpus(mb);
+  const half = await corpus(Math.round(mb / 2));
+  const mbOf = (m: Measure) => m.bytes / 1e6 / m.seconds;
+  const line = (label: string, m: Measure) =>
+    `${label.padEnd(34)} ${mbOf(m).toFixed(2).padStart(7)} MB/s ${Math.round(m.tokens / m.seconds).toLocaleString('en-US').padStart(11)} tokens/s  ${m.seconds.toFixed(1).padStart(6)} s  peak RSS ${m.maxRssMB.toFixed(0)} MB`;
+
+  process.stderr.write(`corpus: ${(statSync(big).size / 1e6).toFixed(0)} MB JSONL (${big}); half: ${(statSync(half).size / 1e6).toFixed(0)} MB\n`);
+  const tok = run('tokenize', big, workers);
+  const pack = run('pack', big, workers);
+  const pack1 = run('pack', big, 1);
+  const packHalf = run('pack', half, workers);
+  const ratio = mbOf(pack) / mbOf(tok);
+  const speedup = mbOf(pack) / mbOf(pack1);
+  const maxRss = Math.max(pack.maxRssMB, pack1.maxRssMB, packHalf.maxRssMB);
+  const out = [
+    line(`tokenize alone, ${workers} workers`, tok),
+    line(`pack, ${workers} workers`, pack),
+    line('pack, 1 worker', pack1),
+    line(`pack, ${workers} workers, half corpus`, packHalf),
+    `pack / tokenize alone (${workers} workers):   ${ratio.toFixed(3)}  (target >= 0.85)`,
+    `pack speedup 1 -> ${workers} workers:          ${speedup.toFixed(3)}  (target >= 1.7)`,
+    `peak RSS: ${maxRss.toFixed(0)} MB (target < 2048); full corpus ${pack.maxRssMB.toFixed(0)} MB vs half ${packHalf.maxRssMB.toFixed(0)} MB`,
+  ];
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+await main();
