@@ -12,6 +12,11 @@ export interface StageContext {
   workDir?: string;
   /** Progress and warnings go here (stderr in the CLI), never to the data stream. */
   log: (message: string) => void;
+  /**
+   * Set when the run is one rank of several: a source reads only the records it owns
+   * (see core/ranks.ts), before any costly work and before counting them.
+   */
+  owns?: (recordKey: string) => boolean;
   /** Figures a stage reports (LLM requests, cache hits, documents by ordering...): JSON values only. */
   stats: Record<string, unknown>;
 }

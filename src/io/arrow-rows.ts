@@ -6,7 +6,7 @@ import type { Ledger } from '../core/ledger.js';
  * Reads rows of an Arrow IPC file (stream or file format) as plain objects. Used for document
  * tables (a `text` column); a file that is not Arrow is counted under `corrupt_arrow`.
  */
-export async function* readArrowRows(file: string, ledger: Ledger): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
+export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
   let table;
   try {
     table = tableFromIPC(readFileSync(file));
@@ -19,14 +19,15 @@ export async function* readArrowRows(file: string, ledger: Ledger): AsyncIterabl
   let row = 0;
   for (const batch of table.batches) {
     const cols = names.map((n) => batch.getChild(n));
-    for (let i = 0; i < batch.numRows; i++) {
+    for (let i = 0; i < batch.numRows; i++, row++) {
+      if (owns && !owns(`${file}#row${row}`)) continue;
       const value: Record<string, unknown> = {};
       names.forEach((n, c) => {
         const v = cols[c]?.get(i);
         value[n] = v && typeof v === 'object' && 'toArray' in v ? Array.from((v as { toArray(): ArrayLike<unknown> }).toArray()) : v;
       });
       ledger.input();
-      yield { file, row: row++, value };
+      yield { file, row, value };
     }
   }
 }

@@ -14,16 +14,16 @@ export const isDocumentFile = (name: string) => /\.(jsonl(\.gz|\.zst|\.zstd)?|pa
  * when present). Files are read in sorted order; a record that is not a document is counted
  * under its reason with a message naming the file and record.
  */
-export async function* readDocuments(inputs: string[], ledger: Ledger): AsyncIterable<Doc> {
-  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger);
+export async function* readDocuments(inputs: string[], ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
+  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger, owns);
 }
 
-export async function* readDocumentFile(file: string, ledger: Ledger): AsyncIterable<Doc> {
+export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
   const rows = file.endsWith('.parquet')
-    ? mapRows(readParquetRows(file, ledger), 'row')
+    ? mapRows(readParquetRows(file, ledger, undefined, owns), 'row')
     : file.endsWith('.arrow')
-      ? mapRows(readArrowRows(file, ledger), 'row')
-      : mapRows(readJsonl(file, ledger), 'line');
+      ? mapRows(readArrowRows(file, ledger, owns), 'row')
+      : mapRows(readJsonl(file, ledger, undefined, owns), 'line');
   for await (const { where, value } of rows) {
     try {
       yield toDoc(normalizeRow(value), where, file);

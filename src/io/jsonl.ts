@@ -17,9 +17,10 @@ export interface JsonRecord {
  * Reads JSONL (plain, .gz, .zst). Blank lines are skipped; a line that is not valid JSON,
  * not UTF-8 or too long is counted in the ledger with a message naming file and line.
  */
-export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number): AsyncIterable<JsonRecord> {
+export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean): AsyncIterable<JsonRecord> {
   for await (const line of readLines(openBytes(file), maxLineBytes)) {
     if (line.text !== null && line.text.trim() === '') continue;
+    if (owns && !owns(`${file}:${line.lineNo}`)) continue;
     ledger.input();
     if (line.text === null) {
       ledger.drop(line.error!, `${file}:${line.lineNo}: ${line.error === 'invalid_utf8' ? 'line is not valid UTF-8' : `line of ${line.bytes} bytes is over the limit`}`);

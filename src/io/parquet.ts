@@ -14,6 +14,7 @@ export async function* readParquetRows(
   file: string,
   ledger: Ledger,
   columns?: string[],
+  owns?: (key: string) => boolean,
 ): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
   let metadata;
   let buffer;
@@ -38,6 +39,7 @@ export async function* readParquetRows(
       continue;
     }
     for (let i = 0; i < rows.length; i++) {
+      if (owns && !owns(`${file}#row${rowStart + i}`)) continue;
       ledger.input();
       yield { file, row: rowStart + i, value: rows[i]! };
     }

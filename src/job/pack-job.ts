@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
+import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { loadTokenizer } from '../tokenize/tokenizer.js';
@@ -35,6 +36,8 @@ export interface PackJobOptions {
   chunkTokens: number;
   keepWork: boolean;
   progress: boolean;
+  /** This process's part of the input (one rank of a job array); all of it by default. */
+  rank?: RankInfo;
 }
 
 export const PACK_DEFAULTS = {
@@ -54,6 +57,8 @@ export interface PackSummary {
 
 export interface Manifest {
   midpack_version: string;
+  rank: number;
+  world_size: number;
   config: Record<string, unknown>;
   tokenizer: { name: string; sha256: string; eos_id: number; pad_id: number };
   inputs: { path: string; bytes: number; sha256: string }[];
@@ -106,7 +111,8 @@ export async function runPackJob(
   const ledger = source?.ledger ?? new Ledger();
   ledger.onDrop ??= (_r, m) => process.stderr.write(`midpack: pack: ${m}\n`);
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
-  const docs = source?.docs ?? readDocuments(o.inputs, ledger);
+  const rank = o.rank ?? SINGLE_RANK;
+  const docs = source?.docs ?? readDocuments(o.inputs, ledger, ownedBy(rank));
 
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
@@ -242,6 +248,8 @@ export async function runPackJob(
 
     const manifest: Manifest = {
       midpack_version: '0.1.0',
+      rank: rank.rank,
+      world_size: rank.worldSize,
       config,
       tokenizer: { name: tokenizer.name, sha256: tokenizer.hash, eos_id: tokenizer.eosId, pad_id: tokenizer.padId },
       inputs: await Promise.all(inputFiles.map(describeInput)),

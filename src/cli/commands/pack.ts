@@ -3,6 +3,13 @@ import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
+import { resolveRank, type RankInfo } from '../../core/ranks.js';
+import { join } from 'node:path';
+
+/** One rank of several writes to OUT/rank-RRRRR; `midpack merge OUT/rank-* --out DIR` joins them. */
+export function rankOutDir(out: string, rank: RankInfo): string {
+  return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
+}
 
 export function register(program: Command): void {
   program
@@ -26,15 +33,20 @@ export function register(program: Command): void {
     .option('--chunk-tokens <n>', 'tokens per work chunk: how much a killed run may redo', intOption('--chunk-tokens', 1), PACK_DEFAULTS.chunkTokens)
     .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
     .option('--no-progress', 'no progress bar (it only shows on a terminal anyway)')
+    .option('--rank <r>', 'this process is rank r of --world-size (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
+    .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .addHelpText(
       'after',
       '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare',
     )
     .action(
       action(async (inputs: string[], opts) => {
+        const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
+        const out = rankOutDir(opts.out, rank);
         const summary = await runPackJob({
+          rank,
           inputs,
-          out: opts.out,
+          out,
           tokenizer: opts.tokenizer,
           workers: opts.workers,
           seqLen: opts.seqLen,
@@ -48,7 +60,7 @@ export function register(program: Command): void {
           keepWork: opts.keepWork,
           progress: opts.progress,
         });
-        printSummary(opts.out, summary.manifest, summary.report);
+        printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
       }),
     );
