@@ -72,10 +72,9 @@ class Packer {
   };
   struct Bin {
     uint32_t remaining = 0;
-    int32_t unitHead = -1, unitTail = -1;
-    uint32_t unitCount = 0;
     int32_t prev = -1, next = -1;  // neighbours in the bucket of bins with the same remaining room
     uint64_t seq = 0;              // creation order, for the final flush
+    std::vector<Unit> units;       // contiguous, so closing a bin is one sequential copy
   };
 
   void cutDocument(uint32_t doc, uint32_t len, const uint32_t* boundaries, uint32_t boundaryCount,
@@ -98,6 +97,7 @@ class Packer {
   std::vector<Unit> window_;
   std::vector<uint64_t> order_;    // sort keys: (capacity - length) << 32 | position in window
   std::vector<uint64_t> scratch_;  // the radix sort's other buffer
+  std::vector<Unit> sorted_;       // the window in placement order
 
   CapacityIndex index_;
   std::vector<int32_t> bucketHead_;  // per remaining room: the most recently inserted open bin
@@ -105,11 +105,7 @@ class Packer {
   std::vector<int32_t> freeBins_;
   uint32_t openBins_ = 0;
 
-  // Units held by open bins: a pool of singly linked records.
-  std::vector<Unit> held_;
-  std::vector<int32_t> heldNext_;
-  std::vector<int32_t> freeHeld_;
-  uint32_t heldCount_ = 0;
+  uint32_t heldCount_ = 0;  // units in open bins
 
   ClosedBins closed_;
 };

@@ -189,7 +189,10 @@ void Packer::placeWindow() {
     for (uint64_t key : order_) scratch_[counts[(key >> shift) & 2047]++] = key;
     order_.swap(scratch_);
   }
-  for (uint64_t key : order_) place(window_[key & 0xffffffffu]);
+  // Gather first: independent loads overlap, then placement reads the units in sequence.
+  sorted_.resize(n);
+  for (size_t j = 0; j < n; j++) sorted_[j] = window_[order_[j] & 0xffffffffu];
+  for (const Unit& u : sorted_) place(u);
   window_.clear();
 }
 
@@ -222,9 +225,9 @@ int32_t Packer::newBin() {
     slot = int32_t(bins_.size());
     bins_.emplace_back();
   }
-  Bin& bin = bins_[size_t(slot)];
-  bin = Bin{};
+  Bin& bin = bins_[size_t(slot)];  // its unit buffer is empty and kept for reuse
   bin.remaining = opts_.capacity;
+  bin.prev = bin.next = -1;
   bin.seq = nextBinSeq_++;
   openBins_++;
   return slot;
@@ -250,39 +253,37 @@ void Packer::bucketErase(int32_t slot) {
 }
 
 void Packer::appendUnit(int32_t slot, const Unit& u) {
-  int32_t rec;
-  if (!freeHeld_.empty()) {
-    rec = freeHeld_.back();
-    freeHeld_.pop_back();
-    held_[size_t(rec)] = u;
-    heldNext_[size_t(rec)] = -1;
-  } else {
-    rec = int32_t(held_.size());
-    held_.push_back(u);
-    heldNext_.push_back(-1);
-  }
+  bins_[size_t(slot)].units.push_back(u);
   heldCount_++;
-  Bin& bin = bins_[size_t(slot)];
-  if (bin.unitTail >= 0) heldNext_[size_t(bin.unitTail)] = rec;
-  else bin.unitHead = rec;
-  bin.unitTail = rec;
-  bin.unitCount++;
 }
 
-// Emits a bin (already out of its bucket) and returns its records to the pools.
+// A freed bin keeps its unit buffer for reuse, up to this many units, so that the buffers
+// stay bounded by maxOpenBins times this, besides the units actually held.
+static constexpr size_t kKeptUnitCapacity = 1024;
+
+// Emits a bin (already out of its bucket) and frees its slot.
 void Packer::closeBin(int32_t slot) {
   Bin& bin = bins_[size_t(slot)];
-  for (int32_t rec = bin.unitHead; rec >= 0;) {
-    const Unit& u = held_[size_t(rec)];
-    closed_.unitDoc.push_back(u.doc);
-    closed_.unitStart.push_back(u.start);
-    closed_.unitEnd.push_back(u.end);
-    closed_.unitHeader.push_back(u.header);
-    freeHeld_.push_back(rec);
-    rec = heldNext_[size_t(rec)];
+  const size_t at = closed_.unitDoc.size(), n = bin.units.size();
+  closed_.unitDoc.resize(at + n);
+  closed_.unitStart.resize(at + n);
+  closed_.unitEnd.resize(at + n);
+  closed_.unitHeader.resize(at + n);
+  uint32_t* doc = closed_.unitDoc.data() + at;
+  uint32_t* start = closed_.unitStart.data() + at;
+  uint32_t* end = closed_.unitEnd.data() + at;
+  uint32_t* header = closed_.unitHeader.data() + at;
+  for (size_t k = 0; k < n; k++) {
+    const Unit& u = bin.units[k];
+    doc[k] = u.doc;
+    start[k] = u.start;
+    end[k] = u.end;
+    header[k] = u.header;
   }
-  heldCount_ -= bin.unitCount;
-  closed_.binUnitStart.push_back(uint32_t(closed_.unitDoc.size()));
+  heldCount_ -= uint32_t(n);
+  if (bin.units.capacity() > kKeptUnitCapacity) std::vector<Unit>().swap(bin.units);
+  else bin.units.clear();
+  closed_.binUnitStart.push_back(uint32_t(at + n));
   stats_.bins++;
   stats_.paddingTokens += bin.remaining;
   openBins_--;

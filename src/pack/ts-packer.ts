@@ -118,23 +118,15 @@ export class TsStreamingPacker implements Packer {
   private readonly index: CapacityIndex;
   private readonly bucketHead: Int32Array;
   private binRemaining: number[] = [];
-  private binHead: number[] = [];
-  private binTail: number[] = [];
-  private binCount: number[] = [];
+  /** Per bin, its units flat as doc, start, end, header, ... (contiguous, as in the C++ core). */
+  private binUnits: number[][] = [];
   private binPrev: number[] = [];
   private binNext: number[] = [];
   private binSeq: number[] = [];
   private freeBins: number[] = [];
   private openBins = 0;
 
-  // Units held by open bins.
-  private hDoc: number[] = [];
-  private hStart: number[] = [];
-  private hEnd: number[] = [];
-  private hHeader: number[] = [];
-  private hNext: number[] = [];
-  private freeHeld: number[] = [];
-  private heldCount = 0;
+  private heldCount = 0; // units in open bins
 
   private readonly outStart = new U32List();
   private readonly outDoc = new U32List();
@@ -244,9 +236,7 @@ export class TsStreamingPacker implements Packer {
   private newBin(): number {
     const slot = this.freeBins.length ? this.freeBins.pop()! : this.binRemaining.length;
     this.binRemaining[slot] = this.L;
-    this.binHead[slot] = -1;
-    this.binTail[slot] = -1;
-    this.binCount[slot] = 0;
+    if (!this.binUnits[slot]) this.binUnits[slot] = [];
     this.binPrev[slot] = -1;
     this.binNext[slot] = -1;
     this.binSeq[slot] = this.nextSeq++;
@@ -276,29 +266,22 @@ export class TsStreamingPacker implements Packer {
   }
 
   private appendUnit(slot: number, doc: number, start: number, end: number, header: number): void {
-    const rec = this.freeHeld.length ? this.freeHeld.pop()! : this.hDoc.length;
-    this.hDoc[rec] = doc;
-    this.hStart[rec] = start;
-    this.hEnd[rec] = end;
-    this.hHeader[rec] = header;
-    this.hNext[rec] = -1;
+    this.binUnits[slot]!.push(doc, start, end, header);
     this.heldCount++;
-    const tail = this.binTail[slot]!;
-    if (tail >= 0) this.hNext[tail] = rec;
-    else this.binHead[slot] = rec;
-    this.binTail[slot] = rec;
-    this.binCount[slot]!++;
   }
 
   private closeBin(slot: number): void {
-    for (let rec = this.binHead[slot]!; rec >= 0; rec = this.hNext[rec]!) {
-      this.outDoc.push(this.hDoc[rec]!);
-      this.outUStart.push(this.hStart[rec]!);
-      this.outUEnd.push(this.hEnd[rec]!);
-      this.outHeader.push(this.hHeader[rec]!);
-      this.freeHeld.push(rec);
+    const units = this.binUnits[slot]!;
+    for (let k = 0; k < units.length; k += 4) {
+      this.outDoc.push(units[k]!);
+      this.outUStart.push(units[k + 1]!);
+      this.outUEnd.push(units[k + 2]!);
+      this.outHeader.push(units[k + 3]!);
     }
-    this.heldCount -= this.binCount[slot]!;
+    this.heldCount -= units.length / 4;
+    // a freed bin keeps a small buffer for reuse, as the C++ core does
+    if (units.length > 4 * 1024) this.binUnits[slot] = [];
+    else units.length = 0;
     this.outStart.push(this.outDoc.length);
     this.st.bins++;
     this.st.paddingTokens += this.binRemaining[slot]!;
