@@ -2,6 +2,7 @@
 // one call per batch of documents (never one per document).
 #include <napi.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -9,19 +10,11 @@
 
 namespace {
 
-// Hands a vector's storage to JavaScript without copying: the ArrayBuffer owns it and frees
-// it when collected. The vector is left empty, reserved to the size it had (fresh pages cost
-// less than copying and zero-filling them).
-Napi::Uint32Array moveOut(Napi::Env env, std::vector<uint32_t>& v) {
-  const size_t n = v.size();
-  if (n == 0) return Napi::Uint32Array::New(env, 0);
-  auto* owned = new std::vector<uint32_t>(std::move(v));
-  auto buffer = Napi::ArrayBuffer::New(
-      env, owned->data(), n * sizeof(uint32_t),
-      [](Napi::Env, void*, std::vector<uint32_t>* hint) { delete hint; }, owned);
-  v = std::vector<uint32_t>();
-  v.reserve(n);
-  return Napi::Uint32Array::New(env, n, buffer, 0);
+// Copies a result vector into a new typed array; the vector keeps its capacity for the next call.
+Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
+  auto out = Napi::Uint32Array::New(env, v.size());
+  if (!v.empty()) std::memcpy(out.Data(), v.data(), v.size() * sizeof(uint32_t));
+  return out;
 }
 
 class NativePacker : public Napi::ObjectWrap<NativePacker> {
@@ -107,11 +100,11 @@ class NativePacker : public Napi::ObjectWrap<NativePacker> {
     midpack::ClosedBins& c = packer_->closed();
     Napi::Object out = Napi::Object::New(env);
     out.Set("binCount", Napi::Number::New(env, double(c.binCount())));
-    out.Set("binUnitStart", moveOut(env, c.binUnitStart));
-    out.Set("unitDoc", moveOut(env, c.unitDoc));
-    out.Set("unitStart", moveOut(env, c.unitStart));
-    out.Set("unitEnd", moveOut(env, c.unitEnd));
-    out.Set("unitHeader", moveOut(env, c.unitHeader));
+    out.Set("binUnitStart", copyOut(env, c.binUnitStart));
+    out.Set("unitDoc", copyOut(env, c.unitDoc));
+    out.Set("unitStart", copyOut(env, c.unitStart));
+    out.Set("unitEnd", copyOut(env, c.unitEnd));
+    out.Set("unitHeader", copyOut(env, c.unitHeader));
     c.clear();
     return out;
   }
