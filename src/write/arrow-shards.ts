@@ -384,7 +384,7 @@ function removeTemporaries(dir: string): void {
 }
 
 /** Shards numbered past this run's last one come from an earlier, longer run: remove them. */
-function removeStaleShards(dir: string, count: number): void {
+export function removeStaleShards(dir: string, count: number): void {
   for (const name of readdirSync(dir)) {
     const m = SHARD_NAME.exec(name);
     if (m && Number(m[1]) >= count) rmSync(join(dir, name), { force: true });

@@ -1,11 +1,30 @@
 import type { Command } from 'commander';
+import { action } from '../common.js';
+import { formatSummary } from '../summary.js';
+import { mergeRanks } from '../../job/merge.js';
 
 export function register(program: Command): void {
   program
     .command('merge')
-    .description('(not implemented yet)')
-    .action(() => {
-      process.stderr.write('midpack: merge is not implemented yet\n');
-      process.exitCode = 2;
-    });
+    .description(
+      'Join the rank outputs of a multi-rank pack run (OUT/rank-RRRRR) into one output: shards renumbered in rank order ' +
+        '(hard-linked where possible), Megatron datasets concatenated, doc_lengths.u32, one manifest and report recomputed from the ranks. ' +
+        'Refuses folders that are not ranks 0..W-1 of one run with the same settings and tokenizer.',
+    )
+    .argument('<rank_dirs...>', 'the rank output folders (any order)')
+    .requiredOption('--out <dir>', 'output folder (an earlier merge there is replaced)')
+    .option('--copy', 'copy the shards instead of hard-linking them', false)
+    .option('--verify', "recompute every rank file's sha256 against its manifest first", false)
+    .addHelpText(
+      'after',
+      '\nExample:\n  # sbatch --array=0-7: each task runs `midpack pack data --out out/run --seq-len 262144`\n  midpack merge out/run/rank-* --out out/run/merged --verify',
+    )
+    .action(
+      action(async (dirs: string[], opts: { out: string; copy: boolean; verify: boolean }) => {
+        const { manifest, report, shardsLinked, shardsCopied } = await mergeRanks(dirs, opts.out, { copy: opts.copy, verify: opts.verify });
+        const summary = formatSummary(opts.out, manifest, report).replace(/^midpack pack/, 'midpack merge');
+        process.stderr.write(`${summary}\n  ranks        ${manifest.world_size} merged; shards ${shardsLinked} hard-linked, ${shardsCopied} copied\n`);
+        if (!manifest.balanced) throw new Error('the merged manifest does not balance: some input records are unaccounted for');
+      }),
+    );
 }
