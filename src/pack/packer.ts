@@ -91,7 +91,8 @@ export function resolvePackerOptions(opts: Partial<PackerOptions>): ResolvedPack
   const intIn = (name: string, v: number, lo: number, hi: number) => {
     if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`packer: ${name} must be an integer in [${lo}, ${hi}], got ${v}`);
   };
-  intIn('capacity', r.capacity, 1, 2 ** 31);
+  // The room index costs about 4 bytes per possible room, so L is kept to 2^24 tokens.
+  intIn('capacity', r.capacity, 1, 2 ** 24);
   if (r.policyCode < 0) throw new RangeError(`packer: unknown overlong policy "${overlong}" (one of ${OVERLONG_POLICIES.join(', ')})`);
   intIn('slideStride', r.slideStride, 1, r.capacity);
   intIn('windowUnits', r.windowUnits, 1, 1 << 20);
