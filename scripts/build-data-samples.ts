@@ -14,11 +14,12 @@ import { repoRoot, readabilityPages } from '../test/helpers/paths.js';
 
 const out = join(repoRoot, 'data-samples');
 const nm = join(repoRoot, 'node_modules');
-const REPOS = ['commander', 'p-limit', 'yocto-queue', 'cli-progress', 'fzstd'];
+const REPOS = ['commander', 'p-limit', 'yocto-queue', 'cli-progress', 'fzstd', 'yaml', 'hyparquet', 'hyparquet-compressors'];
 const PAGES = ['wikipedia', 'mozilla-1', 'medium-1', 'lwn-1', 'nytimes-1', 'ars-1', 'mdn-1', 'seattletimes-1'];
 const DOC_PACKAGES = ['commander', 'yaml', 'p-limit', 'cli-progress', 'fzstd', 'hyparquet', 'apache-arrow', 'linkedom', 'htmlparser2', 'diff', 'semver', 'minimist', 'yargs'];
 
-rmSync(out, { recursive: true, force: true });
+// history/ (a git bundle) is built by scripts/build-history-sample.ts and kept.
+for (const sub of ['repos', 'web', 'docs']) rmSync(join(out, sub), { recursive: true, force: true });
 for (const name of REPOS) {
   const dest = join(out, 'repos', name);
   cpSync(join(nm, name), dest, { recursive: true, filter: (src) => !src.includes('node_modules/' + name + '/node_modules') });
@@ -85,6 +86,7 @@ A small corpus of real code and prose for midpack's main job and tests, rebuilt 
 |---|---|---|
 | repos/ | sources of the npm packages ${REPOS.join(', ')} | MIT (each package's LICENSE file is inside it) |
 | web/ | pages ${PAGES.join(', ')} from Mozilla Readability's test set | Apache-2.0 (web/LICENSE.md) |
+| history/p-limit.bundle | a git bundle: the releases of p-limit as commits (scripts/build-history-sample.ts) | MIT |
 | docs/packages.jsonl | READMEs of ${DOC_PACKAGES.join(', ')} and a few of their source files, one document a line | each package's own (MIT, ISC, BSD or Apache-2.0, recorded in meta.license) |
 `,
 );

@@ -63,7 +63,7 @@ export async function runStage(
   source: (ctx: StageContext) => AsyncIterable<Doc>,
 ): Promise<StageContext> {
   const ctx = defaultContext({ seed: opts.seed ?? 0 });
-  ctx.ledger.onDrop = opts.quiet ? undefined : (_reason, message) => process.stderr.write(`midpack: ${name}: ${message}\n`);
+  if (!opts.quiet) ctx.ledger.printDrops(name);
   const written = await writeDocsJsonl(opts.out, stage(source(ctx), ctx));
   if (opts.out !== '-') writeStageManifest(`${opts.out}.manifest.json`, name, opts, ctx);
   if (!opts.quiet) {

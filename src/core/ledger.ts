@@ -27,6 +27,21 @@ export class Ledger {
   /** Called once per dropped record with its message; the CLI prints these to stderr. */
   onDrop: ((reason: string, message: string) => void) | undefined;
 
+  /**
+   * Prints drops on stderr as `midpack: PREFIX: message`, the first `perReason` of each reason,
+   * then once that further ones are only counted, so a large run does not flood the terminal.
+   */
+  printDrops(prefix: string, perReason = 5): this {
+    const seen = new Map<string, number>();
+    this.onDrop = (reason, message) => {
+      const n = (seen.get(reason) ?? 0) + 1;
+      seen.set(reason, n);
+      if (n <= perReason) process.stderr.write(`midpack: ${prefix}: ${message}\n`);
+      else if (n === perReason + 1) process.stderr.write(`midpack: ${prefix}: more "${reason}" records are counted in the manifest, not printed\n`);
+    };
+    return this;
+  }
+
   input(n = 1): void {
     this.recordsIn += n;
   }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { hash64 } from './random.js';
 
 /**
@@ -50,4 +51,9 @@ export function ownedBy(info: RankInfo): ((key: string) => boolean) | undefined 
   const w = BigInt(info.worldSize);
   const r = BigInt(info.rank);
   return (key) => hash64('partition', key) % w === r;
+}
+
+/** One rank of several writes to OUT/rank-RRRRR; `midpack merge OUT/rank-* --out DIR` joins them. */
+export function rankOutDir(out: string, rank: RankInfo): string {
+  return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
 }

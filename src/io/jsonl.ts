@@ -38,8 +38,8 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
 }
 
 /** Reads JSONL documents; records that are not documents are counted by reason. */
-export async function* readDocsJsonl(file: string, ledger: Ledger): AsyncIterable<Doc> {
-  for await (const rec of readJsonl(file, ledger)) {
+export async function* readDocsJsonl(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
+  for await (const rec of readJsonl(file, ledger, undefined, owns)) {
     try {
       yield toDoc(rec.value, `${file}:${rec.lineNo}`, file);
     } catch (e) {

@@ -132,27 +132,25 @@ const SETTING_KEYS = new Set(['config', 'settings', 'options']);
  */
 export function mergeStages(parts: readonly (Record<string, unknown> | undefined)[]): Record<string, unknown> | undefined {
   if (parts.every((p) => p === undefined)) return undefined;
-  return mergeValues(parts.map((p) => p ?? {}), '') as Record<string, unknown>;
+  return mergeValues(parts, '') as Record<string, unknown>;
 }
 
+/** One value per rank (undefined where a rank lacks it: a count it never bumped, a stage it did not run). */
 function mergeValues(values: readonly unknown[], key: string): unknown {
-  if (SETTING_KEYS.has(key)) return allEqual(values) ? values[0] : { per_rank: values };
-  if (values.every(isLedgerJson)) {
+  const present = values.filter((v) => v !== undefined);
+  const perRank = () => ({ per_rank: values.map((v) => v ?? null) });
+  if (SETTING_KEYS.has(key)) return allEqual(present) ? present[0] : perRank();
+  if (present.every(isLedgerJson)) {
     const ledger = new Ledger();
-    for (const v of values) ledger.merge(v);
+    for (const v of present) ledger.merge(v);
     return ledger.toJSON();
   }
-  if (values.every((v) => Number.isInteger(v))) return (values as number[]).reduce((a, b) => a + b, 0);
-  if (values.every(isPlainObject)) {
-    const keys = [...new Set(values.flatMap((v) => Object.keys(v)))].sort();
-    // A key some ranks lack: a count they never bumped (0), or a figure only some ranks have.
-    return Object.fromEntries(keys.map((k) => {
-      const present = values.map((v) => v[k]);
-      const filled = present.every((x) => x === undefined || Number.isInteger(x)) ? present.map((x) => x ?? 0) : present;
-      return [k, mergeValues(filled, k)];
-    }));
+  if (present.every((v) => Number.isInteger(v))) return (present as number[]).reduce((a, b) => a + b, 0);
+  if (present.every(isPlainObject)) {
+    const keys = [...new Set(present.flatMap((v) => Object.keys(v)))].sort();
+    return Object.fromEntries(keys.map((k) => [k, mergeValues(values.map((v) => (v as Record<string, unknown> | undefined)?.[k]), k)]));
   }
-  return allEqual(values) ? values[0] : { per_rank: values };
+  return allEqual(present) ? present[0] : perRank();
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

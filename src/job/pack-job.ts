@@ -109,7 +109,7 @@ export async function runPackJob(
   removeStaleTemps(o.out);
 
   const ledger = source?.ledger ?? new Ledger();
-  ledger.onDrop ??= (_r, m) => process.stderr.write(`midpack: pack: ${m}\n`);
+  if (!ledger.onDrop) ledger.printDrops('pack');
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
   const rank = o.rank ?? SINGLE_RANK;
   const docs = source?.docs ?? readDocuments(o.inputs, ledger, ownedBy(rank));

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { parseWeights } from '../../core/weights.js';
 import { action, addSeedOption, floatOption, intOption, runStage } from '../common.js';
 import { DEFAULT_FIM_OPTIONS, FIM_FORMATS, fimStage, type FimOptions } from '../../stages/fim/stage.js';
 import { SPAN_MODES } from '../../stages/fim/spans.js';
@@ -7,16 +8,11 @@ import { fimInputDocs } from '../../stages/fim/inputs.js';
 /** "a=1,b=2" (weights) or "a,b" (weight 1 each), every key one of `keys`. */
 export function weightsOption<K extends string>(name: string, keys: readonly K[]) {
   return (v: string): Partial<Record<K, number>> => {
-    const out: Partial<Record<K, number>> = {};
-    for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
-      const [k, w = '1'] = part.split('=') as [string, string?];
-      const n = Number(w);
-      if (!(keys as readonly string[]).includes(k)) throw new InvalidArgumentError(`${name}: "${k}" is not one of ${keys.join(', ')}`);
-      if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name}: weight of "${k}" must be a number >= 0, got "${w}"`);
-      out[k as K] = n;
+    try {
+      return parseWeights(v, keys, name);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
     }
-    if (!Object.values(out).some((n) => (n as number) > 0)) throw new InvalidArgumentError(`${name}: give at least one positive weight`);
-    return out;
   };
 }
 

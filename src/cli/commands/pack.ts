@@ -3,13 +3,7 @@ import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
-import { resolveRank, type RankInfo } from '../../core/ranks.js';
-import { join } from 'node:path';
-
-/** One rank of several writes to OUT/rank-RRRRR; `midpack merge OUT/rank-* --out DIR` joins them. */
-export function rankOutDir(out: string, rank: RankInfo): string {
-  return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
-}
+import { rankOutDir, resolveRank } from '../../core/ranks.js';
 
 export function register(program: Command): void {
   program

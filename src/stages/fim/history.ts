@@ -27,6 +27,8 @@ export interface ChangeSet {
 export type EditUnit = { label: string; changeSets: ChangeSet[] } | { label: string; drop: string; message: string };
 
 export interface HistoryOptions {
+  /** One rank of several: only the commits this rank owns (core/ranks.ts). */
+  owns?: (key: string) => boolean;
   rev: string;
   maxCommits: number;
   maxFileBytes: number;
@@ -126,8 +128,9 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
     let n = 0;
     for await (const line of gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev])) {
       if (n++ >= opts.maxCommits) break;
-      commits.input();
       const [commit, ...parents] = line.trim().split(' ') as [string, ...string[]];
+      if (opts.owns && !opts.owns(`commit:${commit}`)) continue; // another rank's commit
+      commits.input();
       const label = `${dir}: commit ${commit}`;
       if (parents.length > 1) {
         yield { label, drop: 'merge', message: `${label} is a merge` };
@@ -192,8 +195,8 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
  * Rows with `before`, `after` and `description` (optional `path`, `repo`, `id`, and `context`:
  * a list of {path, content} shown as further files). Malformed rows are dropped by reason.
  */
-export async function* rowUnits(file: string, ledger: Ledger): AsyncIterable<EditUnit> {
-  for await (const rec of readJsonl(file, ledger)) {
+export async function* rowUnits(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<EditUnit> {
+  for await (const rec of readJsonl(file, ledger, undefined, owns)) {
     const label = `${file}:${rec.lineNo}`;
     const r = rec.value as Record<string, unknown> | null;
     if (!r || typeof r !== 'object' || Array.isArray(r)) {

@@ -13,13 +13,14 @@ const IN_GIT_DIR = /(^|[/\\])\.git[/\\]/;
  * `text` document, id from the seed and its path). Files over `maxFileBytes`, binary files
  * and files that are not UTF-8 are counted and dropped; a `.git` folder is never read.
  */
-export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: number, maxFileBytes: number): AsyncIterable<Doc> {
+export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
   for (const file of expandInputs(inputs, () => true)) {
     if (IN_GIT_DIR.test(file)) continue;
     if (isJsonl(file) || file === '-') {
-      yield* readDocsJsonl(file, ledger);
+      yield* readDocsJsonl(file, ledger, owns);
       continue;
     }
+    if (owns && !owns(`file:${file}`)) continue;
     ledger.input();
     const size = statSync(file).size;
     if (size > maxFileBytes) {

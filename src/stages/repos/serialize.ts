@@ -75,12 +75,14 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
     if (!st) throw new Error(`input not found: ${input}`);
     if (!st.isDirectory()) {
       if (!isJsonl(input) && !isParquet(input)) throw new Error(`${input}: not a folder, a .jsonl(.gz/.zst) or a .parquet file of file rows`);
-      rowFiles.push(input);
+      // Ranks split row files by file: rows of one repository may sit anywhere in a file.
+      if (!ctx.owns || ctx.owns(`rows:${input}`)) rowFiles.push(input);
       continue;
     }
     const folders = repositoryFolders(input, opts.layout);
     if (folders.length !== 1 || folders[0] !== input) countLooseFiles(input, ctx);
     for (const dir of folders) {
+      if (ctx.owns && !ctx.owns(`repo:${dir}`)) continue; // another rank's repository
       const candidate = isGitCheckout(dir) ? await readGitRepo(dir, opts) : readFolderRepo(dir, opts);
       const doc = repoDocument(candidate, opts, ctx, stats);
       if (doc) yield doc;
@@ -101,6 +103,7 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
 function countLooseFiles(dir: string, ctx: StageContext): void {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (e.isDirectory() || e.name.startsWith('.')) continue;
+    if (ctx.owns && !ctx.owns(`file:${join(dir, e.name)}`)) continue;
     ctx.ledger.input();
     ctx.ledger.drop('not_in_a_repository', `${join(dir, e.name)}: a file beside the repositories of ${dir}, in none of them`);
   }

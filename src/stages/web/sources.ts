@@ -36,7 +36,7 @@ export async function* readWebInputs(inputs: string[], ctx: StageContext, option
   for (const file of expandInputs(inputs, isWebInput)) {
     if (isWarc(file)) yield* readWarcPages(file, ctx, options);
     else if (isJsonl(file)) yield* readJsonlPages(file, ctx);
-    else {
+    else if (!ctx.owns || ctx.owns(`page:${file}`)) {
       const page = readHtmlFile(file, ctx, options);
       if (page) yield page;
     }
@@ -64,7 +64,7 @@ function decodePage(bytes: Buffer, contentType: string | undefined, identity: st
 }
 
 async function* readJsonlPages(file: string, ctx: StageContext): AsyncIterable<Doc> {
-  for await (const rec of readJsonl(file, ctx.ledger)) {
+  for await (const rec of readJsonl(file, ctx.ledger, undefined, ctx.owns)) {
     const v = rec.value as Record<string, unknown> | null;
     const where = `${file}:${rec.lineNo}`;
     if (v === null || typeof v !== 'object' || typeof v.html !== 'string') {
@@ -80,6 +80,7 @@ async function* readWarcPages(file: string, ctx: StageContext, options: WebSourc
   let skipped = 0;
   for await (const item of readWarc(file, options.maxPageBytes)) {
     if (item.kind === 'truncated') {
+      if (ctx.owns && !ctx.owns(`warc-truncated:${file}`)) break;
       ctx.ledger.input();
       ctx.ledger.drop('truncated_warc_record', `${file}: ${item.message}`);
       break;
@@ -90,6 +91,7 @@ async function* readWarcPages(file: string, ctx: StageContext, options: WebSourc
       skipped++; // warcinfo, request, metadata: not pages
       continue;
     }
+    if (ctx.owns && !ctx.owns(`warc:${file}#${record.index}`)) continue; // another rank's record
     ctx.ledger.input();
     const url = record.headers.get('warc-target-uri')?.replace(/^<|>$/g, '') || undefined;
     const where = `${file}: record ${record.index}${url ? ` (${url})` : ''}`;

@@ -1,0 +1,98 @@
+export { readColumnIndex, readOffsetIndex } from './indexes.js';
+export { parquetMetadata, parquetMetadataAsync, parquetSchema } from './metadata.js';
+export { parquetRead, parquetReadObjects, rowIndex } from './read.js';
+export { parquetScan } from './scan.js';
+export { parquetQuery } from './query.js';
+export { snappyUncompress } from './snappy.js';
+export { asyncBufferFromUrl, byteLengthFromUrl, cachedAsyncBuffer, flatten, toJson } from './utils.js';
+export type Awaitable<T extends any> = import('../src/types.d.ts').Awaitable<T>;
+export type AsyncBuffer = import('../src/types.d.ts').AsyncBuffer;
+export type AsyncRowGroup = import('../src/types.d.ts').AsyncRowGroup;
+export type DataReader = import('../src/types.d.ts').DataReader;
+export type FileMetaData = import('../src/types.d.ts').FileMetaData;
+export type SchemaTree = import('../src/types.d.ts').SchemaTree;
+export type SchemaElement = import('../src/types.d.ts').SchemaElement;
+export type ParquetType = import('../src/types.d.ts').ParquetType;
+export type FieldRepetitionType = import('../src/types.d.ts').FieldRepetitionType;
+export type ConvertedType = import('../src/types.d.ts').ConvertedType;
+export type TimeUnit = import('../src/types.d.ts').TimeUnit;
+export type LogicalType = import('../src/types.d.ts').LogicalType;
+export type RowGroup = import('../src/types.d.ts').RowGroup;
+export type ColumnChunk = import('../src/types.d.ts').ColumnChunk;
+export type ColumnMetaData = import('../src/types.d.ts').ColumnMetaData;
+export type Encoding = import('../src/types.d.ts').Encoding;
+export type CompressionCodec = import('../src/types.d.ts').CompressionCodec;
+export type Compressors = import('../src/types.d.ts').Compressors;
+export type KeyValue = import('../src/types.d.ts').KeyValue;
+export type Statistics = import('../src/types.d.ts').Statistics;
+export type GeospatialStatistics = import('../src/types.d.ts').GeospatialStatistics;
+export type BoundingBox = import('../src/types.d.ts').BoundingBox;
+export type PageType = import('../src/types.d.ts').PageType;
+export type PageHeader = import('../src/types.d.ts').PageHeader;
+export type DataPageHeader = import('../src/types.d.ts').DataPageHeader;
+export type DictionaryPageHeader = import('../src/types.d.ts').DictionaryPageHeader;
+export type DecodedArray = import('../src/types.d.ts').DecodedArray;
+export type OffsetIndex = import('../src/types.d.ts').OffsetIndex;
+export type ColumnIndex = import('../src/types.d.ts').ColumnIndex;
+export type BoundaryOrder = import('../src/types.d.ts').BoundaryOrder;
+export type ColumnData = import('../src/types.d.ts').ColumnData;
+export type SubColumnData = import('../src/types.d.ts').SubColumnData;
+export type ParquetReadOptions = import('../src/types.d.ts').ParquetReadOptions;
+export type ParquetRow = import('../src/types.d.ts').ParquetRow;
+export type ParquetRowRange = import('../src/types.d.ts').ParquetRowRange;
+export type ParquetScan = import('../src/types.d.ts').ParquetScan;
+export type ParquetScanColumnOptions = import('../src/types.d.ts').ParquetScanColumnOptions;
+export type ParquetScanOptions = import('../src/types.d.ts').ParquetScanOptions;
+export type MetadataOptions = import('../src/types.d.ts').MetadataOptions;
+export type ParquetParsers = import('../src/types.d.ts').ParquetParsers;
+export type ParquetQueryFilter = import('../src/types.d.ts').ParquetQueryFilter;
+/**
+ * Explicitly export types for use in downstream typescript projects through
+ * `import { ParquetReadOptions } from 'hyparquet'` for example.
+ *
+ * @template {any} T
+ * @typedef {import('../src/types.d.ts').Awaitable<T>} Awaitable<T>
+ */
+/**
+ * @typedef {import('../src/types.d.ts').AsyncBuffer} AsyncBuffer
+ * @typedef {import('../src/types.d.ts').AsyncRowGroup} AsyncRowGroup
+ * @typedef {import('../src/types.d.ts').DataReader} DataReader
+ * @typedef {import('../src/types.d.ts').FileMetaData} FileMetaData
+ * @typedef {import('../src/types.d.ts').SchemaTree} SchemaTree
+ * @typedef {import('../src/types.d.ts').SchemaElement} SchemaElement
+ * @typedef {import('../src/types.d.ts').ParquetType} ParquetType
+ * @typedef {import('../src/types.d.ts').FieldRepetitionType} FieldRepetitionType
+ * @typedef {import('../src/types.d.ts').ConvertedType} ConvertedType
+ * @typedef {import('../src/types.d.ts').TimeUnit} TimeUnit
+ * @typedef {import('../src/types.d.ts').LogicalType} LogicalType
+ * @typedef {import('../src/types.d.ts').RowGroup} RowGroup
+ * @typedef {import('../src/types.d.ts').ColumnChunk} ColumnChunk
+ * @typedef {import('../src/types.d.ts').ColumnMetaData} ColumnMetaData
+ * @typedef {import('../src/types.d.ts').Encoding} Encoding
+ * @typedef {import('../src/types.d.ts').CompressionCodec} CompressionCodec
+ * @typedef {import('../src/types.d.ts').Compressors} Compressors
+ * @typedef {import('../src/types.d.ts').KeyValue} KeyValue
+ * @typedef {import('../src/types.d.ts').Statistics} Statistics
+ * @typedef {import('../src/types.d.ts').GeospatialStatistics} GeospatialStatistics
+ * @typedef {import('../src/types.d.ts').BoundingBox} BoundingBox
+ * @typedef {import('../src/types.d.ts').PageType} PageType
+ * @typedef {import('../src/types.d.ts').PageHeader} PageHeader
+ * @typedef {import('../src/types.d.ts').DataPageHeader} DataPageHeader
+ * @typedef {import('../src/types.d.ts').DictionaryPageHeader} DictionaryPageHeader
+ * @typedef {import('../src/types.d.ts').DecodedArray} DecodedArray
+ * @typedef {import('../src/types.d.ts').OffsetIndex} OffsetIndex
+ * @typedef {import('../src/types.d.ts').ColumnIndex} ColumnIndex
+ * @typedef {import('../src/types.d.ts').BoundaryOrder} BoundaryOrder
+ * @typedef {import('../src/types.d.ts').ColumnData} ColumnData
+ * @typedef {import('../src/types.d.ts').SubColumnData} SubColumnData
+ * @typedef {import('../src/types.d.ts').ParquetReadOptions} ParquetReadOptions
+ * @typedef {import('../src/types.d.ts').ParquetRow} ParquetRow
+ * @typedef {import('../src/types.d.ts').ParquetRowRange} ParquetRowRange
+ * @typedef {import('../src/types.d.ts').ParquetScan} ParquetScan
+ * @typedef {import('../src/types.d.ts').ParquetScanColumnOptions} ParquetScanColumnOptions
+ * @typedef {import('../src/types.d.ts').ParquetScanOptions} ParquetScanOptions
+ * @typedef {import('../src/types.d.ts').MetadataOptions} MetadataOptions
+ * @typedef {import('../src/types.d.ts').ParquetParsers} ParquetParsers
+ * @typedef {import('../src/types.d.ts').ParquetQueryFilter} ParquetQueryFilter
+ */
+//# sourceMappingURL=index.d.ts.map
