@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
@@ -103,7 +103,12 @@ export async function runPackJob(
 ): Promise<PackSummary> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
-  mkdirSync(o.out, { recursive: true });
+  try {
+    mkdirSync(o.out, { recursive: true });
+    accessSync(o.out, constants.W_OK);
+  } catch (e) {
+    throw new Error(`cannot write the output folder ${o.out}: ${(e as Error).message}`);
+  }
   const workDir = join(o.out, '.work');
   checkResumable(workDir, config);
   removeStaleTemps(o.out);
@@ -361,13 +366,14 @@ class BinAssembler {
 }
 
 /**
- * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (or bins:N) kills the
- * process with SIGKILL right after the N-th chunk (or bin) is written, a deterministic kill point.
+ * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (bins:N, docs:N) kills the
+ * process with SIGKILL right after the N-th tokenized chunk (packed bin, prepared document) is
+ * written: a deterministic kill point.
  */
-function faultPoint(): (what: 'chunks' | 'bins') => void {
-  const m = /^(chunks|bins):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
+export function faultPoint(): (what: 'chunks' | 'bins' | 'docs') => void {
+  const m = /^(chunks|bins|docs):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
   if (!m) return () => {};
-  const counts = { chunks: 0, bins: 0 };
+  const counts = { chunks: 0, bins: 0, docs: 0 };
   return (what) => {
     if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
   };

@@ -22,7 +22,7 @@ import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } fro
 import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
-import { runPackJob, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
+import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig } from './run-config.js';
 
 /**
@@ -81,7 +81,7 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     const countsPath = o.counts ?? join(runDir, prepared.counts!);
     const frequent = loadFrequent(countsPath, { minDocs: cfg.mask.minDocs as number | undefined, minFrac: cfg.mask.minFrac as number | undefined });
     const maskCtx = defaultContext({ seed: cfg.seed });
-    docs = maskApply(frequent, { keepFirst: cfg.mask.keepFirst as boolean | undefined, bridge: cfg.mask.bridge as boolean | undefined, top: cfg.mask.top as number | undefined })(passLedger(docs, maskCtx.ledger), maskCtx);
+    docs = maskApply(frequent, { keepFirst: cfg.mask.keepFirst as boolean | undefined, bridge: cfg.mask.bridge as boolean | undefined, top: cfg.mask.top as number | undefined })(countedIn(docs, maskCtx.ledger), maskCtx);
     stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
   }
   const summary = await runPackJob(
@@ -118,15 +118,6 @@ async function* countedIn(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterab
   }
 }
 
-/** A transform that only counts: every document in is a document out. */
-async function* passLedger(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterable<Doc> {
-  for await (const d of docs) {
-    ledger.input();
-    ledger.output();
-    yield d;
-  }
-}
-
 function materialize(stages: Record<string, unknown>): Record<string, unknown> {
   // getters (the mask ledger fills while packing) are read when the manifest is written
   return new Proxy(stages, {
@@ -152,6 +143,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
   let documents = 0;
+  const fault = faultPoint();
   async function* all(): AsyncIterable<Doc> {
     for (const source of cfg.sources) {
       const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
@@ -164,6 +156,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       for await (const d of docs) {
         await writer.write(docToJson(d));
         documents++;
+        fault('docs');
         yield d;
       }
       const record = (c: StageContext, type: string) => ({ type, ledger: c.ledger.toJSON(), balanced: c.ledger.balanced(), stats: c.stats });

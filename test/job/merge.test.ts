@@ -4,11 +4,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tableFromIPC } from 'apache-arrow';
 import { MegatronIndexedReader, encodeIndex, megatronPrefixes } from '../../src/write/megatron.js';
 import { mergeStages } from '../../src/job/merge-report.js';
 import { repoRoot } from '../helpers/paths.js';
 import { cliPath, hashTree, midpack } from '../helpers/run-cli.js';
+import { documentsOf, readRows } from '../helpers/shard-rows.js';
 
 const L = 4096;
 const PREFIX_KEYS = ['text', 'lossMask', 'docLens'] as const;
@@ -76,52 +76,6 @@ function setup(): Promise<Fixture> {
 }
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
-
-interface Row {
-  ids: Int32Array;
-  mask: Uint8Array;
-  lens: number[];
-  docIds: string[];
-  offsets: number[];
-}
-
-function readRows(out: string): Row[] {
-  const rows: Row[] = [];
-  for (const s of readJson(join(out, 'manifest.json')).shards) {
-    const t = tableFromIPC(readFileSync(join(out, 'shards', s.filename)));
-    for (let r = 0; r < t.numRows; r++) {
-      const row = t.get(r)!;
-      rows.push({
-        ids: Int32Array.from(row.input_ids.toArray()),
-        mask: Uint8Array.from(row.loss_mask.toArray()),
-        lens: Array.from(row.doc_lens.toArray()),
-        docIds: Array.from(row.doc_ids.toArray()),
-        offsets: Array.from(row.doc_offsets.toArray()),
-      });
-    }
-  }
-  return rows;
-}
-
-/** Each document's tokens and loss mask, reassembled from its units (split policy: chunks by offset). */
-function documentsOf(rows: Row[]): Map<string, { ids: number[]; mask: number[] }> {
-  const pieces = new Map<string, { offset: number; ids: Int32Array; mask: Uint8Array }[]>();
-  for (const row of rows) {
-    let at = 0;
-    row.lens.forEach((len, u) => {
-      const list = pieces.get(row.docIds[u]!) ?? [];
-      list.push({ offset: row.offsets[u]!, ids: row.ids.subarray(at, at + len), mask: row.mask.subarray(at, at + len) });
-      pieces.set(row.docIds[u]!, list);
-      at += len;
-    });
-  }
-  const docs = new Map<string, { ids: number[]; mask: number[] }>();
-  for (const [id, list] of pieces) {
-    list.sort((a, b) => a.offset - b.offset);
-    docs.set(id, { ids: list.flatMap((p) => Array.from(p.ids)), mask: list.flatMap((p) => Array.from(p.mask)) });
-  }
-  return docs;
-}
 
 test('merge: three Slurm-array ranks merge into one balanced output holding every input document once, with the ranks\' counts summed', async () => {
   const f = await setup();

@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import YAML from 'yaml';
+import { loadRunConfig } from '../../src/job/run-config.js';
+import { repoRoot } from '../helpers/paths.js';
+import { midpack, hashTree } from '../helpers/run-cli.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'midpack-run-'));
+const samples = join(repoRoot, 'data-samples');
+
+/** The example mix over data-samples, with a small L so there are many bins and chunks. */
+function exampleConfig(dir: string, out: string, extra: { mask?: boolean } = {}): string {
+  const cfg = YAML.parse(readFileSync(join(repoRoot, 'examples', 'pipeline.yaml'), 'utf8'));
+  cfg.out = out;
+  for (const s of cfg.sources) s.inputs = s.inputs.map((p: string) => join(repoRoot, 'examples', p));
+  cfg.pack = { ...cfg.pack, seqLen: 16384, chunkTokens: 60000, rowsPerShard: 8 };
+  if (extra.mask === false) delete cfg.mask;
+  const path = join(dir, 'pipeline.yaml');
+  writeFileSync(path, YAML.stringify(cfg));
+  return path;
+}
+
+test('run config: wrong keys and values are named with their path', () => {
+  const dir = tmp();
+  const write = (body: string) => {
+    const p = join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(p, body);
+    return p;
+  };
+  const cases: [string, RegExp][] = [
+    ['sources: []\n', /sources: must be a non-empty list/],
+    ['sources:\n  - type: repos\n    inputs: [x]\n    options: {ordr: alpha}\n', /sources\[0\]\.options\.ordr: unknown key \(allowed: order,/],
+    ['sources:\n  - type: repoz\n    inputs: [x]\n', /sources\[0\]\.type: must be one of repos, web, edits, code, documents/],
+    ['sources:\n  - type: web\n    inputs: [x]\npack: {seqLen: -3}\n', /pack\.seqLen: must be an integer >= 1/],
+    ['sources:\n  - type: web\n    inputs: [x]\nmask: {minDoc: 3}\n', /mask\.minDoc: unknown key/],
+    ['sources:\n  - type: web\n    inputs: [x]\n    then: [{type: fim, options: {rate: 1}}]\n', /sources\[0\]\.then\[0\]\.options\.rate: unknown key/],
+    ['sources: [: bad\n', /not valid YAML/],
+    ['outt: x\nsources:\n  - type: web\n    inputs: [x]\n', /outt: unknown key/],
+  ];
+  for (const [body, re] of cases) {
+    const p = write(body);
+    assert.throws(() => loadRunConfig(p), (e: Error) => re.test(e.message) && e.message.startsWith(p), body);
+  }
+  // and through the CLI: exit code 1, one clear line
+  const r = midpack(['run', write(cases[1]![0])]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^midpack: error: .*sources\[0\]\.options\.ordr: unknown key/m);
+});
+
+test('run: the example mix over data-samples, every stage accounted for, every kind present', () => {
+  const dir = tmp();
+  const out = join(dir, 'out');
+  const r = midpack(['run', exampleConfig(dir, out), '--no-progress']);
+  assert.equal(r.status, 0, r.stderr);
+  const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+  assert.equal(m.balanced, true);
+  for (const [name, s] of Object.entries(m.stages as Record<string, { ledger: { records_in: number; records_out: number; dropped: Record<string, number> } }>)) {
+    const dropped = Object.values(s.ledger.dropped).reduce((a, b) => a + b, 0);
+    assert.equal(s.ledger.records_in, s.ledger.records_out + dropped, `stage ${name} does not balance`);
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  for (const kind of ['repo', 'web', 'edit', 'text', 'fim', 'sr']) assert.ok(report.by_kind[kind]?.documents > 0, `no ${kind} documents`);
+  assert.ok(report.masked_fraction > 0 && report.masked_fraction < 0.5, `masked fraction ${report.masked_fraction}`);
+  assert.equal(report.packing.fragmentation_rate, 0);
+  // every document the stages made went into the packer
+  const prepared = Object.entries(m.stages).filter(([k]) => k !== 'mask' && !k.includes('.')).reduce((n, [, s]) => n + (s as { ledger: { records_out: number } }).ledger.records_out, 0);
+  assert.ok(m.ledger.records_in >= 1 && m.ledger.records_in <= prepared + 1000);
+  assert.equal(existsSync(join(out, '.run')), false, 'work folder removed after success');
+});
+
+test('run: killed with SIGKILL in each step, rerun, ends with the same bytes as an uninterrupted run', () => {
+  const dir = tmp();
+  const ref = join(dir, 'ref');
+  assert.equal(midpack(['run', exampleConfig(dir, ref), '--no-progress', '--workers', '1']).status, 0);
+  const expected = hashTree(ref);
+  for (const plan of [['docs:40'], ['chunks:1'], ['bins:5'], ['docs:10', 'chunks:2', 'bins:20']]) {
+    const out = join(dir, `killed-${plan.join('-')}`);
+    const cfg = exampleConfig(join(dir), out);
+    for (const fault of plan) {
+      const k = midpack(['run', cfg, '--no-progress', '--workers', '1'], { env: { MIDPACK_FAULT: fault } });
+      assert.equal(k.status, null, `not killed at ${fault}: ${k.stderr.slice(-500)}`);
+    }
+    const r = midpack(['run', cfg, '--no-progress', '--workers', '2']);
+    assert.equal(r.status, 0, r.stderr);
+    if (plan.some((p) => !p.startsWith('docs'))) assert.match(r.stderr, /reusing the prepared documents/);
+    assert.deepEqual(hashTree(out), expected, `killed at ${plan.join(', ')}`);
+  }
+});
+
+/** Mounts a tmpfs (root only); undefined where mounting is not allowed. */
+function tmpfs(dir: string, opts: string): string | undefined {
+  mkdirSync(dir, { recursive: true });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', opts, 'tmpfs', dir], { encoding: 'utf8' });
+  return r.status === 0 ? dir : undefined;
+}
+
+test('pack: a full disk or a read-only output gives a clear error and no shard under a final name', (t) => {
+  const dir = tmp();
+  const full = tmpfs(join(dir, 'full'), 'size=2m');
+  if (!full) {
+    t.skip('cannot mount a tmpfs here (needs root): the full-disk case is not run');
+    return;
+  }
+  try {
+    const r = midpack(['pack', join(samples, 'docs'), '--out', join(full, 'out'), '--seq-len', '8192', '--no-progress', '--workers', '1']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /midpack: error: .*(ENOSPC|no space left)/i);
+    const shards = join(full, 'out', 'shards');
+    const named = existsSync(shards) ? readdirSync(shards).filter((f) => /^part-\d+\.arrow$/.test(f)) : [];
+    // a shard under its final name must be complete: its bytes equal the same shard of a run with room
+    const roomy = join(dir, 'roomy');
+    assert.equal(midpack(['pack', join(samples, 'docs'), '--out', roomy, '--seq-len', '8192', '--no-progress', '--workers', '1']).status, 0);
+    const good = hashTree(join(roomy, 'shards'));
+    const got = existsSync(shards) ? hashTree(shards) : {};
+    for (const f of named) assert.equal(got[f], good[f], `${f} is named complete but differs from a complete run`);
+    assert.equal(existsSync(join(full, 'out', 'manifest.json')), false);
+  } finally {
+    spawnSync('umount', [full]);
+  }
+  const ro = tmpfs(join(dir, 'ro'), 'ro,size=1m');
+  if (ro) {
+    try {
+      const r = midpack(['pack', join(samples, 'docs'), '--out', join(ro, 'out'), '--no-progress']);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /midpack: error: cannot write the output folder .*\/ro\/out/);
+    } finally {
+      spawnSync('umount', [ro]);
+    }
+  }
+});
