@@ -49,14 +49,14 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
   if (opts.verify) await verifyChecksums(ranks);
   const inputs = mergeInputs(ranks);
   const first = ranks[0]!.manifest;
-  const name = String(first.config.name);
+  const datasets = openMegatron(ranks, String(first.config.name));
+  const report = mergeReports(ranks.map((o) => o.report));
+  checkConsistent(ranks, report, datasets);
 
   prepareOutput(out);
   const shards = mergeShards(ranks, join(out, 'shards'), opts.copy ?? false);
-  const megatron = await mergeMegatron(ranks, out, name);
+  const megatron = await mergeMegatron(datasets, out);
   const lengthsSha = await concatFiles(ranks.map((o) => join(o.dir, o.manifest.doc_lengths.path)), join(out, 'doc_lengths.u32'));
-  const report = mergeReports(ranks.map((o) => o.report));
-  checkConsistent(report, shards.list, megatron.sequences);
 
   const ledger = new Ledger();
   for (const o of ranks) ledger.merge(o.manifest.ledger);
@@ -74,7 +74,7 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
     counts: sumCounts(ranks.map((o) => o.manifest.counts)),
     shards: shards.list.map(({ filename, rows, bytes, sha256 }) => ({ filename, rows, bytes, sha256 })),
     shards_fingerprint: shards.fingerprint,
-    megatron: megatron.files,
+    megatron,
     doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
   };
   if (stages) manifest.stages = stages;
@@ -179,18 +179,28 @@ function sameFile(a: string, b: string): boolean {
   return sa.ino === sb.ino && sa.dev === sb.dev;
 }
 
+/** The ranks' three Megatron datasets, opened (index read and checked against its .bin) before anything is written. */
+interface RankDatasets {
+  name: string;
+  byKey: Record<keyof ReturnType<typeof megatronPrefixes>, MegatronIndexedReader[]>;
+}
+
+function openMegatron(ranks: readonly RankOutput[], name: string): RankDatasets {
+  const open = (key: keyof ReturnType<typeof megatronPrefixes>) => ranks.map((o) => new MegatronIndexedReader(megatronPrefixes(join(o.dir, 'megatron'), name)[key]));
+  return { name, byKey: { text: open('text'), lossMask: open('lossMask'), docLens: open('docLens') } };
+}
+
 /**
  * The three Megatron datasets, each the ranks' datasets back to back: the .bin files streamed
  * one after another, the .idx rebuilt (lengths appended, pointers recomputed, document indices
  * shifted by the sequences before) with the same encoder a pack run uses, so the bytes are
  * what one pack run writing these bins would write.
  */
-async function mergeMegatron(ranks: readonly RankOutput[], out: string, name: string): Promise<{ files: MegatronFileInfo[]; sequences: number }> {
-  const outPrefixes = megatronPrefixes(join(out, 'megatron'), name);
+async function mergeMegatron(datasets: RankDatasets, out: string): Promise<MegatronFileInfo[]> {
+  const outPrefixes = megatronPrefixes(join(out, 'megatron'), datasets.name);
   const files: MegatronFileInfo[] = [];
-  let sequences = -1;
   for (const key of ['text', 'lossMask', 'docLens'] as const) {
-    const readers = ranks.map((o) => new MegatronIndexedReader(megatronPrefixes(join(o.dir, 'megatron'), name)[key]));
+    const readers = datasets.byKey[key];
     const dtype = readers[0]!.dtype;
     const lengths = new GrowInt32();
     const documentEnds = new GrowInt32();
@@ -202,8 +212,6 @@ async function mergeMegatron(ranks: readonly RankOutput[], out: string, name: st
       for (let d = 1; d < r.documentIndices.length; d++) documentEnds.pushOne(before + Number(r.documentIndices[d]!));
       before += r.length;
     }
-    if (sequences >= 0 && before !== sequences) throw new MergeError(`Megatron datasets of the ranks are not aligned: ${key} has ${before} sequences, text has ${sequences}`);
-    sequences = before;
     const prefix = outPrefixes[key];
     const binSha = await concatFiles(readers.map((r) => binPath(r.prefix)), binPath(prefix));
     const index = encodeIndex(dtype, lengths.view(), documentEnds.view());
@@ -213,7 +221,7 @@ async function mergeMegatron(ranks: readonly RankOutput[], out: string, name: st
       { path: relative(out, idxPath(prefix)), bytes: index.byteLength, sha256: createHash('sha256').update(index).digest('hex') },
     );
   }
-  return { files, sequences };
+  return files;
 }
 
 /** Streams files one after another into dst (temporary name, then renamed); returns the sha256. */
@@ -228,10 +236,17 @@ async function concatFiles(sources: readonly string[], dst: string): Promise<str
   }
 }
 
-/** One bin is one shard row and one Megatron sequence: the ranks' files must agree with their reports. */
-function checkConsistent(report: ReportJson, shards: readonly ShardInfo[], sequences: number): void {
-  const rows = shards.reduce((s, x) => s + x.rows, 0);
-  if (rows !== report.packing.bins || sequences !== report.packing.bins) {
-    throw new MergeError(`the rank outputs disagree with their reports: ${report.packing.bins} bins reported, ${rows} shard rows, ${sequences} Megatron sequences`);
-  }
+/** One bin is one shard row and one sequence of each Megatron dataset: each rank's files must agree with its report. */
+function checkConsistent(ranks: readonly RankOutput[], merged: ReportJson, datasets: RankDatasets): void {
+  const problems: string[] = [];
+  ranks.forEach((o, i) => {
+    const bins = o.report.packing.bins;
+    const rows = o.manifest.shards.reduce((s, x) => s + x.rows, 0);
+    const seqs = (['text', 'lossMask', 'docLens'] as const).map((k) => datasets.byKey[k][i]!.length);
+    if (rows !== bins || o.manifest.counts.bins !== bins || seqs.some((n) => n !== bins)) {
+      problems.push(`${o.dir}: report.json has ${bins} bins, manifest.json ${o.manifest.counts.bins} bins and ${rows} shard rows, Megatron ${seqs.join('/')} sequences`);
+    }
+  });
+  if (merged.packing.seq_len !== ranks[0]!.manifest.config.seq_len) problems.push(`report seq_len ${merged.packing.seq_len} is not the config's ${ranks[0]!.manifest.config.seq_len}`);
+  if (problems.length) throw new MergeError(`rank outputs are inconsistent: ${problems.join('; ')}`);
 }

@@ -202,6 +202,23 @@ test('merge: a missing rank, a duplicated rank, other settings and folders that 
   assert.equal(packed.status, 0, packed.stderr);
   fails([r0, join(other, 'rank-00001'), r2], 'different settings', 'config.seq_len is 4096 vs 8192', join(other, 'rank-00001'));
 
+  // a rank folder edited by hand: another world size, or a report that disagrees with its files
+  const edited = (what: string, edit: (dir: string) => void) => {
+    const d = join(f.dir, what);
+    cpSync(r1, d, { recursive: true });
+    edit(d);
+    return d;
+  };
+  const editJson = (path: string, change: (j: Record<string, any>) => void) => {
+    const j = readJson(path);
+    change(j);
+    writeFileSync(path, JSON.stringify(j));
+  };
+  const wider = edited('world-size-4', (d) => editJson(join(d, 'manifest.json'), (m) => (m.world_size = 4)));
+  fails([r0, wider, r2], 'different world sizes', `${wider} (rank 1): 4`);
+  const liar = edited('report-bins', (d) => editJson(join(d, 'report.json'), (r) => r.packing.bins++));
+  fails([r0, liar, r2], 'rank outputs are inconsistent', `${liar}: report.json has`);
+
   const empty = join(f.dir, 'not-a-rank');
   mkdirSync(empty, { recursive: true });
   fails([r0, r1, r2, empty], empty, 'not a finished rank output');
