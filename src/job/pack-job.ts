@@ -97,10 +97,25 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
  * shards are kept; everything else is rewritten from the chunks, deterministically, so the
  * outputs are byte-identical to an uninterrupted run, for any worker count.
  */
-export async function runPackJob(
-  o: PackJobOptions,
-  source?: { docs: AsyncIterable<Doc>; ledger: Ledger; inputs: string[]; stages?: Record<string, unknown> },
-): Promise<PackSummary> {
+export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+  // Workers load their tokenizers (about a second each) while the main thread sets up.
+  const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
+  try {
+    return await packWith(pool, o, source);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Documents from upstream stages (midpack run) instead of input files. */
+export interface PackSource {
+  docs: AsyncIterable<Doc>;
+  ledger: Ledger;
+  inputs: string[];
+  stages?: Record<string, unknown>;
+}
+
+async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
   try {
@@ -116,6 +131,9 @@ export async function runPackJob(
   const ledger = source?.ledger ?? new Ledger();
   if (!ledger.onDrop) ledger.printDrops('pack');
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
+  // Input checksums for the manifest, computed while the job runs rather than after it.
+  const inputsDescribed = Promise.all(inputFiles.map(describeInput));
+  inputsDescribed.catch(() => {});
   const rank = o.rank ?? SINGLE_RANK;
   const docs = source?.docs ?? readDocuments(o.inputs, ledger, ownedBy(rank));
 
@@ -201,38 +219,31 @@ export async function runPackJob(
       }
     }
 
-    const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
     let pending: { docs: ChunkDoc[]; ids: Int32Array[]; masks: Uint8Array[]; tokens: number; firstSeq: number } | null = null;
     const flush = async () => {
       if (!pending || pending.docs.length === 0) return;
       const index: ChunkIndex = { firstSeq: pending.firstSeq, tokens: pending.tokens, docs: pending.docs };
       store.write(store.chunkCount, index, pending.ids, pending.masks);
       fault('chunks');
-      const p = pending;
       pending = null;
       await packChunk(index);
-      void p;
     };
-    try {
-      for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
-        if (!r.ids) {
-          ledger.drop('tokenize_failed', `${doc.source} (${doc.id}): ${r.error}`);
-          continue;
-        }
-        ledger.output();
-        pending ??= { docs: [], ids: [], masks: [], tokens: 0, firstSeq: s };
-        pending.docs.push(chunkDoc(doc, r));
-        pending.ids.push(r.ids);
-        pending.masks.push(r.mask!);
-        pending.tokens += r.ids.length;
-        progress.add('documents', 1);
-        progress.add('tokens', r.ids.length);
-        if (pending.tokens >= o.chunkTokens) await flush();
+    for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
+      if (!r.ids) {
+        ledger.drop('tokenize_failed', `${doc.source} (${doc.id}): ${r.error}`);
+        continue;
       }
-      await flush();
-    } finally {
-      await pool.close();
+      ledger.output();
+      pending ??= { docs: [], ids: [], masks: [], tokens: 0, firstSeq: s };
+      pending.docs.push(chunkDoc(doc, r));
+      pending.ids.push(r.ids);
+      pending.masks.push(r.mask!);
+      pending.tokens += r.ids.length;
+      progress.add('documents', 1);
+      progress.add('tokens', r.ids.length);
+      if (pending.tokens >= o.chunkTokens) await flush();
     }
+    await flush();
     await emit(packer.finish());
     progress.stop();
 
@@ -257,7 +268,7 @@ export async function runPackJob(
       world_size: rank.worldSize,
       config,
       tokenizer: { name: tokenizer.name, sha256: tokenizer.hash, eos_id: tokenizer.eosId, pad_id: tokenizer.padId },
-      inputs: await Promise.all(inputFiles.map(describeInput)),
+      inputs: await inputsDescribed,
       ledger: ledger.toJSON(),
       balanced: ledger.balanced(),
       counts: {

@@ -32,12 +32,12 @@ export class TokenizePool {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
       const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
-      this.ready.push(
-        new Promise((resolve, reject) => {
-          w.once('message', () => resolve());
-          w.once('error', reject);
-        }),
-      );
+      const ready = new Promise<void>((resolve, reject) => {
+        w.once('message', () => resolve());
+        w.once('error', reject);
+      });
+      ready.catch(() => {}); // reported by map(); a job that fails before it must not crash on it
+      this.ready.push(ready);
     }
   }
 

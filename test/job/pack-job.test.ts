@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { tableFromIPC } from 'apache-arrow';
+import { readRows } from '../helpers/shard-rows.js';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack, midpackKilled, hashTree } from '../helpers/run-cli.js';
@@ -61,22 +61,7 @@ function realCorpus(dir: string, opts: { bad?: boolean } = {}): { path: string; 
 }
 
 function readShards(out: string) {
-  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
-  const rows: { ids: Int32Array; mask: Uint8Array; lens: number[]; docIds: string[]; offsets: number[] }[] = [];
-  for (const s of manifest.shards) {
-    const t = tableFromIPC(readFileSync(join(out, 'shards', s.filename)));
-    for (let r = 0; r < t.numRows; r++) {
-      const row = t.get(r)!;
-      rows.push({
-        ids: Int32Array.from(row.input_ids.toArray()),
-        mask: Uint8Array.from(row.loss_mask.toArray()),
-        lens: Array.from(row.doc_lens.toArray()),
-        docIds: Array.from(row.doc_ids.toArray()),
-        offsets: Array.from(row.doc_offsets.toArray()),
-      });
-    }
-  }
-  return { manifest, rows };
+  return { manifest: JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')), rows: readRows(out) };
 }
 
 test('pack: every document in the shards equals a fresh tokenization; rows are exactly L; masks exact by decoding', async () => {
