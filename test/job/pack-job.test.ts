@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { readRows } from '../helpers/shard-rows.js';
+import { readRows, documentsOf } from '../helpers/shard-rows.js';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack, midpackKilled, hashTree } from '../helpers/run-cli.js';
@@ -73,8 +73,6 @@ test('pack: every document in the shards equals a fresh tokenization; rows are e
   const tok = await loadTokenizer();
   const { manifest, rows } = readShards(out);
   assert.equal(manifest.balanced, true);
-  // reassemble each document from its units (split policy: chunks in order of offset)
-  const pieces = new Map<string, { offset: number; ids: Int32Array; mask: Uint8Array }[]>();
   for (const row of rows) {
     assert.equal(row.ids.length, L);
     const used = row.lens.reduce((s, x) => s + x, 0);
@@ -83,19 +81,13 @@ test('pack: every document in the shards equals a fresh tokenization; rows are e
       assert.equal(row.ids[i], tok.padId);
       assert.equal(row.mask[i], 0);
     }
-    let at = 0;
-    row.lens.forEach((len, u) => {
-      const list = pieces.get(row.docIds[u]!) ?? [];
-      list.push({ offset: row.offsets[u]!, ids: row.ids.subarray(at, at + len), mask: row.mask.subarray(at, at + len) });
-      pieces.set(row.docIds[u]!, list);
-      at += len;
-    });
   }
-  assert.equal(pieces.size, docs.size);
+  // each document reassembled from its units (split policy: chunks in order of offset)
+  const packed = documentsOf(rows);
+  assert.equal(packed.size, docs.size);
   for (const [id, { text, spans }] of docs) {
-    const list = pieces.get(id)!.sort((a, b) => a.offset - b.offset);
-    const ids = Int32Array.from(list.flatMap((p) => Array.from(p.ids)));
-    const mask = Uint8Array.from(list.flatMap((p) => Array.from(p.mask)));
+    const ids = Int32Array.from(packed.get(id)!.ids);
+    const mask = Uint8Array.from(packed.get(id)!.mask);
     const fresh = tok.encodeDoc({ text });
     assert.deepEqual(ids, fresh.ids, `${id}: tokens differ from a fresh tokenization`);
     // exactness by decoding: walk tokens, each decodes to the next characters of the text
