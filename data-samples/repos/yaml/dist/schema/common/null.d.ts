@@ -1,0 +1,4 @@
+import type { ScalarTag } from '../types';
+export declare const nullTag: ScalarTag & {
+    test: RegExp;
+};

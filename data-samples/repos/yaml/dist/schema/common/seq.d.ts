@@ -1,0 +1,2 @@
+import type { CollectionTag } from '../types';
+export declare const seq: CollectionTag;

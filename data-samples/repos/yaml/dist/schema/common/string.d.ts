@@ -1,0 +1,2 @@
+import type { ScalarTag } from '../types';
+export declare const string: ScalarTag;

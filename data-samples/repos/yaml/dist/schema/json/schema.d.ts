@@ -1,0 +1,2 @@
+import type { CollectionTag, ScalarTag } from '../types';
+export declare const schema: (CollectionTag | ScalarTag)[];

@@ -1,0 +1,5 @@
+import type { ScalarTag } from '../types';
+export declare const intBin: ScalarTag;
+export declare const intOct: ScalarTag;
+export declare const int: ScalarTag;
+export declare const intHex: ScalarTag;

@@ -1,0 +1,1 @@
+export declare const schema: (import('../types').CollectionTag | import('../types').ScalarTag)[];

@@ -1,0 +1,2 @@
+import type { Scalar } from '../nodes/Scalar';
+export declare function stringifyNumber({ format, minFractionDigits, tag, value }: Scalar): string;

@@ -1,0 +1,4 @@
+export declare function testEvents(src: string): {
+    events: string[];
+    error: unknown;
+};

@@ -1,0 +1,16 @@
+export { createNode } from './doc/createNode';
+export type { CreateNodeContext } from './doc/createNode';
+export { debug, warn } from './log';
+export type { LogLevelId } from './log';
+export { createPair } from './nodes/Pair';
+export { toJS } from './nodes/toJS';
+export type { ToJSContext } from './nodes/toJS';
+export { findPair } from './nodes/YAMLMap';
+export { map as mapTag } from './schema/common/map';
+export { seq as seqTag } from './schema/common/seq';
+export { string as stringTag } from './schema/common/string';
+export { foldFlowLines } from './stringify/foldFlowLines';
+export type { FoldOptions } from './stringify/foldFlowLines';
+export type { StringifyContext } from './stringify/stringify';
+export { stringifyNumber } from './stringify/stringifyNumber';
+export { stringifyString } from './stringify/stringifyString';
