@@ -2,6 +2,12 @@
 import { Command } from 'commander';
 import { commands } from './commands/index.js';
 
+// `midpack inspect DIR --bin 0 | head`: a closed pipe ends the output, not with a stack trace.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 const program = new Command();
 program
   .name('midpack')
