@@ -9,7 +9,7 @@ import { join } from 'node:path';
  *
  *   chunk-NNNNNN.tok   int32 LE token ids of its documents, back to back
  *   chunk-NNNNNN.msk   uint8 loss mask, aligned (1 = trained on)
- *   chunk-NNNNNN.json  { firstSeq, tokens, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, languages? }] }
+ *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language? }] }
  */
 export interface ChunkDoc {
   id: string;
@@ -26,9 +26,14 @@ export interface ChunkDoc {
 }
 
 export interface ChunkIndex {
+  /** Packer index of the chunk's first document (documents that tokenized, in order). */
   firstSeq: number;
   tokens: number;
   docs: ChunkDoc[];
+  /** Input documents consumed through this chunk, failed ones included: where a resumed run goes on. */
+  acceptedEnd: number;
+  /** Documents of this chunk's range that failed to tokenize, so a resumed run counts them again. */
+  failed: { reason: string; message: string }[];
 }
 
 interface LoadedChunk {

@@ -139,7 +139,9 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
 
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
-  const resumeSeq = resumed.length ? resumed[resumed.length - 1]!.firstSeq + resumed[resumed.length - 1]!.docs.length : 0;
+  const last = resumed[resumed.length - 1];
+  const resumeAccepted = last ? last.acceptedEnd : 0;
+  let packedDocs = last ? last.firstSeq + last.docs.length : 0;
 
   const packer = new StreamingPacker({
     capacity: o.seqLen,
@@ -189,11 +191,14 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
 
   try {
     for (const index of resumed) {
+      // The ledger counts the resumed chunks' documents as the first run did.
+      ledger.output(index.docs.length);
+      for (const f of index.failed) ledger.drop(f.reason, f.message);
       await packChunk(index);
       progress.add('documents', index.docs.length);
       progress.add('tokens', index.tokens);
     }
-    if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeSeq} documents already tokenized)\n`);
+    if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeAccepted} documents already tokenized)\n`);
 
     // Documents the earlier run already tokenized are read again (the ledger must count
     // them) but not tokenized again.
@@ -209,30 +214,32 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
           continue;
         }
         const s = seq++;
-        if (s < resumeSeq) {
-          ledger.output();
-          continue;
-        }
+        if (s < resumeAccepted) continue; // in a resumed chunk, counted above
         yield { doc, seq: s };
       }
     }
 
-    let pending: { docs: ChunkDoc[]; ids: Int32Array[]; masks: Uint8Array[]; tokens: number; firstSeq: number } | null = null;
+    type Pending = { docs: ChunkDoc[]; ids: Int32Array[]; masks: Uint8Array[]; tokens: number; failed: ChunkIndex['failed']; acceptedEnd: number };
+    const fresh = (): Pending => ({ docs: [], ids: [], masks: [], tokens: 0, failed: [], acceptedEnd: 0 });
+    let pending = fresh();
     const flush = async () => {
-      if (!pending || pending.docs.length === 0) return;
-      const index: ChunkIndex = { firstSeq: pending.firstSeq, tokens: pending.tokens, docs: pending.docs };
+      if (pending.docs.length === 0) return;
+      const index: ChunkIndex = { firstSeq: packedDocs, tokens: pending.tokens, docs: pending.docs, acceptedEnd: pending.acceptedEnd, failed: pending.failed };
+      packedDocs += pending.docs.length;
       store.write(store.chunkCount, index, pending.ids, pending.masks);
       fault('chunks');
-      pending = null;
+      pending = fresh();
       await packChunk(index);
     };
     for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
+      pending.acceptedEnd = s + 1;
       if (!r.ids) {
-        ledger.drop('tokenize_failed', `${doc.source} (${doc.id}): ${r.error}`);
+        const failure = { reason: 'tokenize_failed', message: `${doc.source} (${doc.id}): ${r.error}` };
+        ledger.drop(failure.reason, failure.message);
+        pending.failed.push(failure);
         continue;
       }
       ledger.output();
-      pending ??= { docs: [], ids: [], masks: [], tokens: 0, firstSeq: s };
       pending.docs.push(chunkDoc(doc, r));
       pending.ids.push(r.ids);
       pending.masks.push(r.mask!);

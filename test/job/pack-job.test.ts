@@ -51,6 +51,8 @@ function realCorpus(dir: string, opts: { bad?: boolean } = {}): { path: string; 
       lines.push('{"id": "broken", "text": "no closing brace"');
       lines.push(JSON.stringify({ id: 'empty', text: '' }));
       lines.push(JSON.stringify({ id: 'no-text', meta: {} }));
+      // a span that claims ordinary text is a special token: the document cannot be tokenized
+      lines.push(JSON.stringify({ id: 'bad-special', text: 'not a marker here', special_spans: [[0, 3]] }));
     }
   });
   const path = join(dir, 'corpus.jsonl');
@@ -118,9 +120,9 @@ test('pack: the manifest balances with malformed lines, empty texts, a record wi
   const r = midpack(['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress']);
   assert.equal(r.status, 0, r.stderr);
   const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
-  assert.equal(m.ledger.records_in, docs.size + 4);
+  assert.equal(m.ledger.records_in, docs.size + 5);
   assert.equal(m.ledger.records_out, docs.size);
-  assert.deepEqual(m.ledger.dropped, { empty_text: 1, invalid_utf8: 1, malformed_json: 1, missing_text: 1 });
+  assert.deepEqual(m.ledger.dropped, { empty_text: 1, invalid_utf8: 1, malformed_json: 1, missing_text: 1, tokenize_failed: 1 });
   assert.equal(m.balanced, true);
   assert.match(r.stderr, /corpus\.jsonl:\d+: .*JSON/);
   assert.match(r.stderr, /corpus\.jsonl:\d+: line is not valid UTF-8/);
@@ -142,7 +144,8 @@ test('pack: the same bytes for 1, 2 and 4 workers', () => {
 
 test('pack: killed with SIGKILL at several points, then rerun, ends with the same sha256 for every file', async () => {
   const dir = tmp();
-  const { path } = realCorpus(dir);
+  // with bad records too: a resumed run must count them exactly as the first run did
+  const { path } = realCorpus(dir, { bad: true });
   const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4'];
   const ref = join(dir, 'ref');
   assert.equal(midpack(args(ref)).status, 0);
