@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import YAML from 'yaml';
 import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
 
@@ -23,7 +22,9 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  * mask: { minDocs: 3 }
  * pack: { seqLen: 262144, overlong: boundary }
  * ```
- * Paths are relative to the config file's folder.
+ * Paths are relative to the config file's folder and are kept as written: `midpack run` works
+ * from that folder, so paths, and with them document sources, ids and the rank partition, are the
+ * same on every machine that has the same layout below the config.
  */
 export const SOURCE_TYPES = ['repos', 'web', 'edits', 'code', 'documents'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
@@ -55,7 +56,7 @@ export interface SourceConfig {
 }
 
 export interface RunConfig {
-  /** The config file, for messages; paths below are already resolved against its folder. */
+  /** The config file, for messages; the paths below are relative to its folder (or absolute). */
   file: string;
   out: string;
   seed: number;
@@ -95,10 +96,10 @@ export function loadRunConfig(file: string): RunConfig {
   } catch (e) {
     throw new ConfigError(file, '', `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
   }
-  return parseRunConfig(raw, file, dirname(resolve(file)));
+  return parseRunConfig(raw, file);
 }
 
-export function parseRunConfig(raw: unknown, file: string, baseDir: string): RunConfig {
+export function parseRunConfig(raw: unknown, file: string): RunConfig {
   const fail = (path: string, msg: string): never => {
     throw new ConfigError(file, path, msg);
   };
@@ -111,7 +112,6 @@ export function parseRunConfig(raw: unknown, file: string, baseDir: string): Run
   };
   const str = (v: unknown, path: string): string => (typeof v === 'string' && v.length ? v : fail(path, 'must be a non-empty string'));
   const int = (v: unknown, path: string, min = 0): number => (Number.isInteger(v) && (v as number) >= min ? (v as number) : fail(path, `must be an integer >= ${min}`));
-  const path = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
 
   const top = obj(raw, '');
   keys(top, ['out', 'seed', 'tokenizer', 'workers', 'sources', 'mask', 'pack'], '');
@@ -127,7 +127,7 @@ export function parseRunConfig(raw: unknown, file: string, baseDir: string): Run
     if (names.has(name)) fail(`${at}.name`, `"${name}" is used twice (names label the figures of each source)`);
     names.add(name);
     if (!Array.isArray(o.inputs) || o.inputs.length === 0) fail(`${at}.inputs`, 'must be a non-empty list of paths');
-    const inputs = (o.inputs as unknown[]).map((p, k) => path(str(p, `${at}.inputs[${k}]`)));
+    const inputs = (o.inputs as unknown[]).map((p, k) => str(p, `${at}.inputs[${k}]`));
     const options = o.options === undefined ? {} : obj(o.options, `${at}.options`);
     keys(options, SOURCE_OPTIONS[type as SourceType], `${at}.options`);
     const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : fail(`${at}.then`, 'must be a list of stages');
@@ -157,9 +157,9 @@ export function parseRunConfig(raw: unknown, file: string, baseDir: string): Run
   if (pack.name !== undefined) str(pack.name, 'pack.name');
   return {
     file,
-    out: path(top.out === undefined ? 'out' : str(top.out, 'out')),
+    out: top.out === undefined ? 'out' : str(top.out, 'out'),
     seed: top.seed === undefined ? 0 : int(top.seed, 'seed'),
-    tokenizer: top.tokenizer === undefined ? 'qwen3' : top.tokenizer === 'qwen3' ? 'qwen3' : path(str(top.tokenizer, 'tokenizer')),
+    tokenizer: top.tokenizer === undefined ? 'qwen3' : top.tokenizer === 'qwen3' ? 'qwen3' : str(top.tokenizer, 'tokenizer'),
     workers: top.workers === undefined ? undefined : int(top.workers, 'workers', 1),
     sources,
     mask,

@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { loadRunConfig } from '../../job/run-config.js';
@@ -31,9 +32,12 @@ export function register(program: Command): void {
     .action(
       action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean }) => {
         const config = loadRunConfig(configPath);
+        const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
+        // Config paths are relative to the config's folder: work from there (see run-config.ts).
+        process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts: opts.counts, workers: opts.workers, keepWork, progress: opts.progress });
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress });
         if (!r.summary) {
           process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
