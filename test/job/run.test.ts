@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -131,4 +131,20 @@ test('pack: a full disk or a read-only output gives a clear error and no shard u
       spawnSync('umount', [ro]);
     }
   }
+});
+
+test('run: the same config and data in two different folders give the same bytes', () => {
+  const hashes = ['a', join('b', 'deeper', 'c')].map((sub) => {
+    const root = join(tmp(), sub);
+    mkdirSync(join(root, 'examples'), { recursive: true });
+    cpSync(join(repoRoot, 'data-samples'), join(root, 'data-samples'), { recursive: true });
+    const cfg = YAML.parse(readFileSync(join(repoRoot, 'examples', 'pipeline.yaml'), 'utf8'));
+    cfg.pack = { ...cfg.pack, seqLen: 32768 };
+    writeFileSync(join(root, 'examples', 'pipeline.yaml'), YAML.stringify(cfg));
+    const r = midpack(['run', join(root, 'examples', 'pipeline.yaml'), '--no-progress']);
+    assert.equal(r.status, 0, r.stderr);
+    return hashTree(join(root, 'out', 'demo'));
+  });
+  assert.ok(Object.keys(hashes[0]!).length > 8);
+  assert.deepEqual(hashes[1], hashes[0]);
 });
