@@ -1,23 +1,35 @@
-import { readFileSync } from 'node:fs';
-import { tableFromIPC } from 'apache-arrow';
+import { createReadStream } from 'node:fs';
+import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import type { Ledger } from '../core/ledger.js';
 
 /**
- * Reads rows of an Arrow IPC file (stream or file format) as plain objects. Used for document
- * tables (a `text` column); a file that is not Arrow is counted under `corrupt_arrow`.
+ * Reads rows of an Arrow IPC file (stream or file format) as plain objects, one record batch at a
+ * time, so memory is bounded by the batch size. Used for document tables (a `text` column); a file
+ * that is not Arrow is counted under `corrupt_arrow`.
  */
 export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
-  let table;
+  let batches: AsyncIterator<RecordBatch>;
   try {
-    table = tableFromIPC(readFileSync(file));
+    const reader = await RecordBatchReader.from(createReadStream(file));
+    batches = reader[Symbol.asyncIterator]();
   } catch (e) {
     ledger.input();
     ledger.drop('corrupt_arrow', `${file}: not a readable Arrow IPC file: ${(e as Error).message}`);
     return;
   }
-  const names = table.schema.fields.map((f) => f.name);
   let row = 0;
-  for (const batch of table.batches) {
+  for (;;) {
+    let next: IteratorResult<RecordBatch>;
+    try {
+      next = await batches.next();
+    } catch (e) {
+      ledger.input();
+      ledger.drop('corrupt_arrow', `${file}: record batch after row ${row} cannot be read: ${(e as Error).message}`);
+      return;
+    }
+    if (next.done) return;
+    const batch = next.value;
+    const names = batch.schema.fields.map((f) => f.name);
     const cols = names.map((n) => batch.getChild(n));
     for (let i = 0; i < batch.numRows; i++, row++) {
       if (owns && !owns(`${file}#row${row}`)) continue;
