@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { docToJson } from '../src/doc/document.js';
 import { AtomicLineWriter } from '../src/io/jsonl.js';
 import { defaultContext } from '../src/core/stage.js';
-import { readDocInputs } from '../src/cli/common.js';
+import { readDocuments } from '../src/io/documents.js';
 import { writeDocsJsonl } from '../src/io/jsonl.js';
 import { countSegments, loadFrequent, maskApply } from '../src/stages/mask/index.js';
 import { corpusDocs, listPackages } from './build-mask-corpus.js';
@@ -64,12 +64,12 @@ async function runPass(pass: string): Promise<void> {
   const cpu0 = process.cpuUsage();
   let extra: Record<string, unknown> = {};
   if (pass === 'count') {
-    const s = await countSegments(readDocInputs([corpus], ctx.ledger), counts, { memoryMb: Number(values['memory-mb']) }, ctx);
+    const s = await countSegments(readDocuments([corpus], ctx.ledger), counts, { memoryMb: Number(values['memory-mb']) }, ctx);
     extra = { documents: s.header.documents, segments_distinct: s.header.segments_distinct, spilled_runs: s.runs };
   } else {
     const frequent = loadFrequent(counts, {});
     const out = join(dir, 'masked.jsonl');
-    await writeDocsJsonl(out, maskApply(frequent, {})(readDocInputs([corpus], ctx.ledger), ctx));
+    await writeDocsJsonl(out, maskApply(frequent, {})(readDocuments([corpus], ctx.ledger), ctx));
     const m = ctx.stats.mask as { threshold_docs: number; segments_frequent: number; masked_chars_fraction: number };
     extra = { threshold_docs: m.threshold_docs, segments_frequent: m.segments_frequent, masked_chars_fraction: m.masked_chars_fraction };
     rmSync(out, { force: true });

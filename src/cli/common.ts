@@ -3,8 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { defaultContext, type Stage, type StageContext } from '../core/stage.js';
-import { readDocsJsonl, writeDocsJsonl } from '../io/jsonl.js';
-import { expandInputs, isJsonl } from '../io/inputs.js';
+import { writeDocsJsonl } from '../io/jsonl.js';
 
 /** Option parsers that reject bad values with a message naming the option. */
 export function intOption(name: string, min = 0) {
@@ -35,11 +34,6 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
       process.exitCode = 1;
     }
   };
-}
-
-/** Reads every JSONL document of the given inputs (files or folders), in sorted file order. */
-export async function* readDocInputs(inputs: string[], ledger: Ledger): AsyncIterable<Doc> {
-  for (const file of expandInputs(inputs, isJsonl)) yield* readDocsJsonl(file, ledger);
 }
 
 /** Prints the ledger as a short summary on stderr. */

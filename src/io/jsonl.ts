@@ -4,7 +4,7 @@ import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { openBytes, readLines } from './lines.js';
-import { docToJson, toDoc, RecordError, type Doc } from '../doc/document.js';
+import { docToJson, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 
 export interface JsonRecord {
@@ -34,18 +34,6 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
       continue;
     }
     yield { file, lineNo: line.lineNo, value };
-  }
-}
-
-/** Reads JSONL documents; records that are not documents are counted by reason. */
-export async function* readDocsJsonl(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
-  for await (const rec of readJsonl(file, ledger, undefined, owns)) {
-    try {
-      yield toDoc(rec.value, `${file}:${rec.lineNo}`, file);
-    } catch (e) {
-      if (!(e instanceof RecordError)) throw e;
-      ledger.drop(e.reason, `${file}:${rec.lineNo}: ${e.message}`);
-    }
   }
 }
 

@@ -12,7 +12,7 @@ import type { TokenizeResult } from '../tokenize/encode.js';
 import { StreamingPacker, type ClosedBins, type OverlongPolicy } from '../pack/index.js';
 import { ArrowShardWriter, completedShards, type ShardsResult } from '../write/arrow-shards.js';
 import { MegatronBinsWriter, type MegatronFileInfo } from '../write/megatron.js';
-import { writeFileAtomic, AtomicFile } from '../write/files.js';
+import { writeFileAtomic, AtomicFile, sha256File } from '../write/files.js';
 import type { PackedBin } from '../write/bin.js';
 import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
@@ -316,27 +316,8 @@ function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
   const d: ChunkDoc = { id: doc.id, kind: doc.kind, source: doc.source, len: r.ids!.length, masked: r.masked ?? 0 };
   if (r.boundaries && r.boundaries.length) d.boundaries = Array.from(r.boundaries);
   if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
-  const lang = mainLanguage(doc.meta);
-  if (lang) d.language = lang;
+  if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
   return d;
-}
-
-/** The document's language, or for a repository the language with the most files. */
-function mainLanguage(meta: Record<string, unknown>): string | undefined {
-  if (typeof meta.language === 'string') return meta.language;
-  const langs = meta.languages;
-  if (langs && typeof langs === 'object') {
-    let best: string | undefined;
-    let bestN = -1;
-    for (const [k, v] of Object.entries(langs as Record<string, number>).sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (typeof v === 'number' && v > bestN) {
-        best = k;
-        bestN = v;
-      }
-    }
-    return best;
-  }
-  return undefined;
 }
 
 /** Builds each closed bin's exactly-L token and mask arrays from the chunk store. */
@@ -423,14 +404,9 @@ async function describeInput(path: string): Promise<{ path: string; bytes: numbe
   if (path === '-') return { path, bytes: 0, sha256: '' };
   const st = statSync(path);
   if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
-  return { path, bytes: st.size, sha256: await sha256Of(path) };
+  return { path, bytes: st.size, sha256: (await sha256File(path)).sha256 };
 }
 
-async function sha256Of(path: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
-  return h.digest('hex');
-}
 
 /** String.prototype.isWellFormed (Node 20) without the ES2024 lib typings. */
 function isWellFormed(s: string): boolean {

@@ -8,8 +8,8 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
 import { parseWeights } from '../core/weights.js';
 import { defaultContext, type StageContext } from '../core/stage.js';
-import { AtomicLineWriter, readDocsJsonl } from '../io/jsonl.js';
-import { readDocuments } from '../io/documents.js';
+import { AtomicLineWriter } from '../io/jsonl.js';
+import { readDocumentFile, readDocuments } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { serializeRepos } from '../stages/repos/serialize.js';
 import { parseOrderWeights } from '../stages/repos/order.js';
@@ -75,7 +75,7 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
 
   const ledger = new Ledger();
   ledger.printDrops('run');
-  let docs: AsyncIterable<Doc> = readDocsJsonl(join(runDir, 'docs.jsonl'), ledger);
+  let docs: AsyncIterable<Doc> = readDocumentFile(join(runDir, 'docs.jsonl'), ledger);
   const stages: Record<string, unknown> = { ...prepared.stages };
   if (cfg.mask) {
     const countsPath = o.counts ?? join(runDir, prepared.counts!);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultContext } from '../../core/stage.js';
-import { action, floatOption, intOption, printLedger, readDocInputs, runStage, writeStageManifest } from '../common.js';
+import { readDocuments } from '../../io/documents.js';
+import { action, floatOption, intOption, printLedger, runStage, writeStageManifest } from '../common.js';
 import {
   countSegments,
   DEFAULT_MEMORY_MB,
@@ -37,7 +38,7 @@ export function register(program: Command): void {
         const ctx = defaultContext();
         ctx.ledger.onDrop = opts.quiet ? undefined : (_r, message) => process.stderr.write(`midpack: mask count: ${message}\n`);
         if (opts.quiet) ctx.log = () => {};
-        const summary = await countSegments(readDocInputs(inputs, ctx.ledger), opts.out, opts, ctx);
+        const summary = await countSegments(readDocuments(inputs, ctx.ledger), opts.out, opts, ctx);
         writeStageManifest(`${opts.out}.manifest.json`, 'mask count', { inputs, ...opts }, ctx);
         if (!opts.quiet) {
           printLedger(ctx.ledger, 'documents');
@@ -75,7 +76,7 @@ export function register(program: Command): void {
     .action(
       action(async (inputs: string[], opts: { counts: string; out: string; minDocs: number; minFrac: number; keepFirst?: boolean; bridge?: boolean; top: number; quiet?: boolean }) => {
         const frequent = loadFrequent(opts.counts, opts);
-        const ctx = await runStage('mask apply', opts, maskApply(frequent, opts), (c) => readDocInputs(inputs, c.ledger));
+        const ctx = await runStage('mask apply', opts, maskApply(frequent, opts), (c) => readDocuments(inputs, c.ledger));
         if (opts.quiet) return;
         const s = ctx.stats.mask as { threshold_docs: number; masked_chars_fraction: number; documents_with_masks: number; top_segments: { docs: number; text: string | null }[] };
         process.stderr.write(

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Ledger } from '../../core/ledger.js';
 import { stableId } from '../../core/random.js';
 import type { Doc } from '../../doc/document.js';
-import { readDocsJsonl } from '../../io/jsonl.js';
+import { readDocumentFile } from '../../io/documents.js';
 import { expandInputs, isJsonl } from '../../io/inputs.js';
 import { decodeText } from './text.js';
 
@@ -17,7 +17,7 @@ export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: numb
   for (const file of expandInputs(inputs, () => true)) {
     if (IN_GIT_DIR.test(file)) continue;
     if (isJsonl(file) || file === '-') {
-      yield* readDocsJsonl(file, ledger, owns);
+      yield* readDocumentFile(file, ledger, owns);
       continue;
     }
     if (owns && !owns(`file:${file}`)) continue;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Doc, Span } from '../../../src/doc/document.js';
 import { collect, defaultContext, fromArray } from '../../../src/core/stage.js';
 import { formatRepoDocument } from '../../../src/stages/repos/format.js';
-import { readDocInputs } from '../../../src/cli/common.js';
+import { readDocuments } from '../../../src/io/documents.js';
 import {
   countSegments,
   HashTable,
@@ -284,7 +284,7 @@ test('bad records are counted by reason and the ledger balances', async () => {
   const good = corpus.slice(0, 3).map((d) => JSON.stringify(d));
   writeFileSync(input, [good[0], '{"id": "x", "text": ', good[1], '{"id": "y"}', good[2], ''].join('\n'));
   const ctx = defaultContext({ log: () => {} });
-  const { header } = await countSegments(readDocInputs([input], ctx.ledger), join(tmp, 'bad.counts'), { workDir: tmp }, ctx);
+  const { header } = await countSegments(readDocuments([input], ctx.ledger), join(tmp, 'bad.counts'), { workDir: tmp }, ctx);
   assert.equal(header.documents, 3);
   assert.deepEqual(ctx.ledger.toJSON().dropped, { malformed_json: 1, missing_text: 1 });
   assert.ok(ctx.ledger.balanced());
