@@ -52,6 +52,8 @@ export function describe(reason: string, size: number, opts: FilterOptions): str
       return 'binary content';
     case 'invalid_utf8':
       return 'content is not valid UTF-8';
+    case 'invalid_unicode':
+      return 'content holds an unpaired UTF-16 surrogate (not encodable as UTF-8)';
     case 'empty':
       return 'empty file';
     case 'vendored':
