@@ -9,7 +9,7 @@ import { formatRepoDocument } from './format.js';
 import { languageOf } from './languages.js';
 import { chooseOrdering, orderFiles, type Ordering, type OrderWeights } from './order.js';
 import { groupRows, readFileRows, type FileRow } from './rows.js';
-import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepo, type FileVerdict, type RepoCandidate } from './sources.js';
+import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepoOrFailure, type FileVerdict, type RepoCandidate } from './sources.js';
 import { directoryTree } from './tree.js';
 import { DEFAULT_MAX_DOC_CHARS, planParts } from './parts.js';
 
@@ -90,7 +90,7 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
     if (folders.length !== 1 || folders[0] !== input) countLooseFiles(input, ctx);
     for (const dir of folders) {
       if (ctx.owns && !ctx.owns(`repo:${dir}`)) continue; // another rank's repository
-      const candidate = isGitCheckout(dir) ? await readGitRepo(dir, opts) : readFolderRepo(dir, opts);
+      const candidate = isGitCheckout(dir) ? await readGitRepoOrFailure(dir, opts) : readFolderRepo(dir, opts);
       yield* repoDocuments(candidate, opts, ctx, stats);
     }
   }
