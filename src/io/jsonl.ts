@@ -18,6 +18,31 @@ export interface JsonRecord {
  * not UTF-8 or too long is counted in the ledger with a message naming file and line.
  */
 export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean): AsyncIterable<JsonRecord> {
+  let lines = 0;
+  try {
+    for await (const rec of jsonlRecords(file, ledger, maxLineBytes, owns)) {
+      lines = rec.lineNo;
+      yield rec;
+    }
+  } catch (e) {
+    // A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never the run.
+    const fault = unreadableFile(file, e);
+    if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
+    ledger.input();
+    ledger.drop(fault.reason, `${file}: ${fault.message} after line ${lines} (the ${lines} lines before it were read): ${(e as Error).message}`);
+  }
+}
+
+/** The reason a file cannot be read to its end: its compression is broken, or it cannot be opened. */
+export function unreadableFile(file: string, e: unknown): { reason: string; message: string } {
+  const code = String((e as NodeJS.ErrnoException).code ?? '');
+  const systemError = /^E[A-Z]+$/.test(code); // ENOENT, EISDIR, EACCES, EIO: the file itself, not its bytes
+  if (!systemError && /\.gz$/.test(file)) return { reason: 'corrupt_gzip', message: 'broken or truncated gzip stream' };
+  if (!systemError && /\.zstd?$/.test(file)) return { reason: 'corrupt_zstd', message: 'broken or truncated zstd stream' };
+  return { reason: 'unreadable_file', message: 'cannot be read' };
+}
+
+async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean): AsyncIterable<JsonRecord> {
   for await (const line of readLines(openBytes(file), maxLineBytes)) {
     if (line.text !== null && line.text.trim() === '') continue;
     if (owns && !owns(`${file}:${line.lineNo}`)) continue;

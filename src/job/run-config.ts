@@ -32,7 +32,7 @@ export const THEN_TYPES = ['fim'] as const;
 
 /** The options each part accepts: the library's own option names. */
 export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
-  repos: ['order', 'minFiles', 'maxFileBytes', 'layout', 'groupMemoryBytes', 'treeRate'],
+  repos: ['order', 'minFiles', 'maxFileBytes', 'layout', 'groupMemoryBytes', 'treeRate', 'maxDocChars'],
   web: ['keepImageAlt', 'minTextChars', 'maxDepth', 'maxPageBytes', 'dedupWindow', 'llm', 'guard'],
   edits: ['formats', 'maskPrompt', 'maxContextLines', 'gitBatch', 'rev', 'maxCommits', 'maxFileBytes', 'maxCommitBytes', 'maxFiles', 'related', 'per', 'repoName'],
   code: ['maxFileBytes'],

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { basename, relative, sep } from 'node:path';
 import type { Ledger } from '../../core/ledger.js';
 import { stableId } from '../../core/random.js';
 import type { Doc } from '../../doc/document.js';
@@ -14,7 +15,20 @@ const IN_GIT_DIR = /(^|[/\\])\.git[/\\]/;
  * and files that are not UTF-8 are counted and dropped; a `.git` folder is never read.
  */
 export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
-  for (const file of expandInputs(inputs, () => true)) {
+  for (const input of inputs) yield* inputDocs(input, ledger, seed, maxFileBytes, owns);
+}
+
+/**
+ * The name a sample shows for a file (`meta.path`, the path in S&R prompts): its path inside the
+ * input folder, or its own name for a file given alone; never where it sits on this machine.
+ */
+export function sourceName(input: string, file: string): string {
+  if (file === input) return basename(file);
+  return relative(input, file).split(sep).join('/');
+}
+
+async function* inputDocs(input: string, ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
+  for (const file of expandInputs([input], () => true)) {
     if (IN_GIT_DIR.test(file)) continue;
     if (isJsonl(file) || file === '-') {
       yield* readDocumentFile(file, ledger, owns);
@@ -34,6 +48,6 @@ export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: numb
     }
     const dot = file.lastIndexOf('.');
     const ext = dot > file.lastIndexOf('/') ? file.slice(dot + 1).toLowerCase() : '';
-    yield { id: stableId(seed, file), kind: 'text', source: file, text, meta: { path: file, ...(ext ? { extension: ext } : {}) } };
+    yield { id: stableId(seed, file), kind: 'text', source: file, text, meta: { path: sourceName(input, file), ...(ext ? { extension: ext } : {}) } };
   }
 }

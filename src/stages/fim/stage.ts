@@ -1,6 +1,7 @@
 import { Rng, stableId } from '../../core/random.js';
 import type { Stage, StageContext } from '../../core/stage.js';
 import type { Doc } from '../../doc/document.js';
+import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
 import { formatRepoDocument, parseRepoDocument, type RepoFile } from '../repos/format.js';
 import { buildChatFim, buildFim, buildSrFim, reconstructFim, verifySrFim, type FimOrder, type FimParts, type Prelude } from './fim-sample.js';
 import { chooseSpan, unitLanguage, type SpanMode } from './spans.js';
@@ -96,6 +97,11 @@ export function fimStage(options: Partial<FimOptions> = {}): Stage {
     const stats: FimStats = { transformed: 0, untouched: 0, formats: {}, span_modes: {}, unit_fallback: {}, skipped: {}, verify_failed: {}, source_chars: 0 };
     ctx.stats.fim = stats;
     for await (const doc of docs) {
+      // Text is checked where it enters: a lone surrogate cannot be tokenized, so the document is dropped here, alone.
+      if (!isWellFormed(doc.text)) {
+        ctx.ledger.drop(INVALID_UNICODE, `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates`);
+        continue;
+      }
       const sample = transformDoc(doc, opts, ctx.seed, stats);
       if (sample) {
         stats.transformed++;
@@ -117,6 +123,11 @@ export function transformDoc(doc: Doc, opts: FimOptions, seed: number, stats: Fi
   const order: FimOrder = rng.next() < opts.spmRate ? 'spm' : 'psm';
   const spanMode = rng.weighted(opts.spans);
   if (!take) return undefined;
+  // An empty document would become a bare FIM frame with nothing to learn: it passes through.
+  if (doc.text.length === 0) {
+    bump(stats.skipped, 'empty_text');
+    return undefined;
+  }
   let target: Target;
   try {
     target = chooseTarget(doc, rng);

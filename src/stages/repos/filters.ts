@@ -1,4 +1,5 @@
 import { baseName, extensionOf } from './languages.js';
+import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
 
 /**
  * File filters. Each returns the reason a file is dropped (a ledger reason name) or
@@ -85,6 +86,8 @@ export function contentFilter(bytes: Uint8Array): ContentVerdict {
 export function textFilter(text: string): string | undefined {
   if (text.length === 0) return 'empty';
   if (text.indexOf('\u0000') >= 0) return 'binary';
+  // A file row's content (JSON "\ud800") may hold a lone surrogate; decoded UTF-8 never does.
+  if (!isWellFormed(text)) return INVALID_UNICODE;
   if (GENERATED_MARKER.test(text.length > 1024 ? text.slice(0, 1024) : text)) return 'generated';
   if (isMinified(text)) return 'minified';
   return undefined;

@@ -7,3 +7,4 @@ export * from './rows.js';
 export * from './sources.js';
 export * from './tree.js';
 export * from './serialize.js';
+export * from './parts.js';

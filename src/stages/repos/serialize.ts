@@ -9,8 +9,9 @@ import { formatRepoDocument } from './format.js';
 import { languageOf } from './languages.js';
 import { chooseOrdering, orderFiles, type Ordering, type OrderWeights } from './order.js';
 import { groupRows, readFileRows, type FileRow } from './rows.js';
-import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepo, type FileVerdict, type RepoCandidate } from './sources.js';
+import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepoOrFailure, type FileVerdict, type RepoCandidate } from './sources.js';
 import { directoryTree } from './tree.js';
+import { DEFAULT_MAX_DOC_CHARS, planParts } from './parts.js';
 
 /**
  * The repository serialization stage: a source of `repo` documents (its inputs are
@@ -34,6 +35,11 @@ export interface SerializeOptions extends FilterOptions {
   workDir?: string;
   /** Counts tokens per ordering and language in the stats (loads the tokenizer). */
   countTokens?: (doc: Doc) => number;
+  /**
+   * A repository whose document would be longer than this many characters is written as
+   * several documents (parts), cut at file boundaries in the chosen order (see parts.ts).
+   */
+  maxDocChars: number;
 }
 
 export const DEFAULT_SERIALIZE: SerializeOptions = {
@@ -43,6 +49,7 @@ export const DEFAULT_SERIALIZE: SerializeOptions = {
   layout: 'auto',
   groupMemoryBytes: 512 << 20,
   treeRate: 0,
+  maxDocChars: DEFAULT_MAX_DOC_CHARS,
 };
 
 /** Folders that hold one repository each, from one input folder. */
@@ -83,9 +90,8 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
     if (folders.length !== 1 || folders[0] !== input) countLooseFiles(input, ctx);
     for (const dir of folders) {
       if (ctx.owns && !ctx.owns(`repo:${dir}`)) continue; // another rank's repository
-      const candidate = isGitCheckout(dir) ? await readGitRepo(dir, opts) : readFolderRepo(dir, opts);
-      const doc = repoDocument(candidate, opts, ctx, stats);
-      if (doc) yield doc;
+      const candidate = isGitCheckout(dir) ? await readGitRepoOrFailure(dir, opts) : readFolderRepo(dir, opts);
+      yield* repoDocuments(candidate, opts, ctx, stats);
     }
   }
   if (rowFiles.length === 0) return;
@@ -94,8 +100,7 @@ export async function* serializeRepos(inputs: string[], options: Partial<Seriali
     for (const f of files) yield* readFileRows(f, ctx.ledger, isParquet(f));
   }
   for await (const group of groupRows(allRows(), { memoryBytes: opts.groupMemoryBytes, workDir: opts.workDir ?? ctx.workDir, log: ctx.log })) {
-    const doc = repoDocument(rowsToCandidate(group.repo, group.rows, opts), opts, ctx, stats);
-    if (doc) yield doc;
+    yield* repoDocuments(rowsToCandidate(group.repo, group.rows, opts), opts, ctx, stats);
   }
 }
 
@@ -121,8 +126,12 @@ export function rowsToCandidate(repo: string, rows: FileRow[], opts: FilterOptio
   return { repo, source: repo, files };
 }
 
-/** One repository's document, with the accounting of every file; undefined when it is dropped. */
-export function repoDocument(candidate: RepoCandidate, opts: SerializeOptions, ctx: StageContext, stats: RepoStats): Doc | undefined {
+/**
+ * One repository's documents, with the accounting of every file: one document, or, when it
+ * would pass `maxDocChars`, its parts in order. Each part is built only when the consumer asks
+ * for it, so a stage downstream never holds more than one part. Nothing when it is dropped.
+ */
+export function* repoDocuments(candidate: RepoCandidate, opts: SerializeOptions, ctx: StageContext, stats: RepoStats): Generator<Doc> {
   const { ledger } = ctx;
   const repo = candidate.repo.replace(/[\n\r]/g, ' ');
   ledger.input(candidate.files.length);
@@ -132,40 +141,52 @@ export function repoDocument(candidate: RepoCandidate, opts: SerializeOptions, c
     else ledger.drop(f.reason, f.message);
   }
   if (kept.length === 0 && candidate.files.length === 0) {
-    ctx.log(`serialize-repos: ${candidate.source}: no files`);
-    return undefined;
+    ledger.input();
+    ledger.drop('no_files', `${candidate.source}: no files (nothing tracked or readable in the repository)`);
+    return;
   }
   if (kept.length < opts.minFiles) {
     stats.repos_too_few_files++;
     if (kept.length) ledger.drop('too_few_files', `${candidate.source}: ${kept.length} kept files, fewer than --min-files ${opts.minFiles}`, kept.length);
-    return undefined;
+    return;
   }
   const ordering = chooseOrdering(opts.order, ctx.seed, repo);
   const ordered = orderFiles(ordering, kept, ctx.seed, repo);
   const withTree = opts.treeRate > 0 && new Rng(ctx.seed, 'repo-tree', repo).next() < opts.treeRate;
-  const formatted = formatRepoDocument(repo, ordered, withTree ? { tree: directoryTree(ordered.map((f) => f.path)) } : {});
+  const format = withTree ? { tree: directoryTree(ordered.map((f) => f.path)) } : {};
   const languages = languageMix(kept);
-  const doc: Doc = {
-    id: stableId(ctx.seed, 'repo', repo),
-    kind: 'repo',
-    source: repo,
-    text: formatted.text,
-    meta: {
-      repo,
-      ordering,
-      files: kept.length,
-      bytes: kept.reduce((s, f) => s + f.bytes, 0),
-      language: mainLanguage(languages),
-      languages: Object.fromEntries(Object.entries(languages).map(([k, v]) => [k, v.files])),
-      ...(withTree ? { tree: true } : {}),
-      boundaries: formatted.boundaries,
-    },
-    special_spans: formatted.special_spans,
-  };
+  const language = mainLanguage(languages);
+  const parts = planParts(repo, ordered, opts.maxDocChars, format.tree);
   ledger.output(kept.length);
   ledger.produce('repos');
-  recordStats(stats, doc, ordering, languages, opts.countTokens?.(doc));
-  return doc;
+  stats.repos++;
+  if (parts.length > 1) ledger.produce('repo_parts', parts.length);
+  for (let p = 0; p < parts.length; p++) {
+    const files = ordered.slice(parts[p]!.from, parts[p]!.to);
+    const formatted = formatRepoDocument(repo, files, format);
+    const mix = parts.length > 1 ? languageMix(files) : languages;
+    const doc: Doc = {
+      // A single part keeps the repository's own id; parts are told apart by their number.
+      id: parts.length > 1 ? stableId(ctx.seed, 'repo', repo, `part-${p + 1}`) : stableId(ctx.seed, 'repo', repo),
+      kind: 'repo',
+      source: repo,
+      text: formatted.text,
+      meta: {
+        repo,
+        ordering,
+        files: files.length,
+        bytes: files.reduce((s, f) => s + f.bytes, 0),
+        language,
+        languages: Object.fromEntries(Object.entries(mix).map(([k, v]) => [k, v.files])),
+        ...(withTree ? { tree: true } : {}),
+        ...(parts.length > 1 ? { part: p + 1, parts: parts.length } : {}),
+        boundaries: formatted.boundaries,
+      },
+      special_spans: formatted.special_spans,
+    };
+    recordStats(stats, doc, ordering, mix, language, opts.countTokens?.(doc));
+    yield doc;
+  }
 }
 
 type LanguageMix = Record<string, { files: number; bytes: number }>;
@@ -188,14 +209,13 @@ export function mainLanguage(mix: LanguageMix): string {
   return best;
 }
 
-function recordStats(stats: RepoStats, doc: Doc, ordering: Ordering, mix: LanguageMix, tokens: number | undefined): void {
-  stats.repos++;
+/** Figures of one document (a repository, or one part of it, filed under the repository's main language). */
+function recordStats(stats: RepoStats, doc: Doc, ordering: Ordering, mix: LanguageMix, main: string, tokens: number | undefined): void {
   const o = (stats.by_ordering[ordering] ??= { documents: 0, files: 0, chars: 0 });
   o.documents++;
   o.files += doc.meta.files as number;
   o.chars += doc.text.length;
   if (tokens !== undefined) o.tokens = (o.tokens ?? 0) + tokens;
-  const main = doc.meta.language as string;
   for (const [lang, m] of Object.entries(mix)) {
     const l = (stats.by_language[lang] ??= { documents: 0, files: 0, bytes: 0 });
     l.files += m.files;

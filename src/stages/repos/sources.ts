@@ -52,6 +52,8 @@ export function describe(reason: string, size: number, opts: FilterOptions): str
       return 'binary content';
     case 'invalid_utf8':
       return 'content is not valid UTF-8';
+    case 'invalid_unicode':
+      return 'content holds an unpaired UTF-16 surrogate (not encodable as UTF-8)';
     case 'empty':
       return 'empty file';
     case 'vendored':
@@ -184,6 +186,8 @@ async function readBlobs(dir: string, oids: string[]): Promise<Map<string, Buffe
 
 async function headTree(dir: string): Promise<TreeEntry[]> {
   let out: Buffer;
+  // Fails (and the caller counts the repository's files) when `.git` is broken or points nowhere.
+  await git(dir, ['rev-parse', '--git-dir']);
   try {
     await git(dir, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   } catch {
@@ -242,6 +246,23 @@ export async function readGitRepo(dir: string, opts: FilterOptions, repo = basen
   });
   files.sort((a, b) => comparePaths(a.path, b.path));
   return { repo, source: dir, files };
+}
+
+/**
+ * A repository git cannot read (a corrupt object, a `.git` that points nowhere) fails alone:
+ * every file on disk is counted as `git_error` with git's message, so none vanishes silently,
+ * and one record stands for a repository with no file to count.
+ */
+export async function readGitRepoOrFailure(dir: string, opts: FilterOptions): Promise<RepoCandidate> {
+  try {
+    return await readGitRepo(dir, opts);
+  } catch (e) {
+    const why = (e as Error).message.replace(/\s+/g, ' ');
+    const onDisk = readFolderRepo(dir, opts);
+    const files = onDisk.files.filter((f) => f.path !== '.git').map((f) => dropped(f.path, 'git_error', `${dir}: ${f.path}: not read, the repository cannot be read by git (${why})`));
+    if (files.length === 0) files.push(dropped('.', 'git_error', `${dir}: the repository cannot be read by git (${why})`));
+    return { ...onDisk, files };
+  }
 }
 
 const MAX_LINK_HOPS = 40;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Doc } from '../../doc/document.js';
+import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
 import type { Stage, StageContext } from '../../core/stage.js';
 import { checkRewrite, DEFAULT_GUARD, type GuardOptions } from './guard.js';
 import { countFailure, LlmClient, type LlmOptions } from './llm.js';
@@ -75,6 +76,10 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
     ctx.ledger.drop('not_text', `${where(doc)}: binary content, not a text page`);
     return undefined;
   }
+  if (!isWellFormed(doc.text)) {
+    ctx.ledger.drop(INVALID_UNICODE, `${where(doc)}: the page holds unpaired UTF-16 surrogates`);
+    return undefined;
+  }
   const r = rewriteWithRules(doc.text, options);
   if (!r.ok) {
     ctx.ledger.drop(r.reason, `${where(doc)}: ${r.message}`);
@@ -121,7 +126,7 @@ async function llmRewrite(p: Prepared, client: LlmClient, guard: GuardOptions, s
     return outputDoc(p, p.markdown, 'rules', `llm_${outcome.reason}`, stats);
   }
   const text = unwrapAnswer(outcome.text);
-  const rejection = checkRewrite(p.markdown, p.codeBlocks, text, guard);
+  const rejection = isWellFormed(text) ? checkRewrite(p.markdown, p.codeBlocks, text, guard) : { reason: INVALID_UNICODE, detail: 'the answer holds unpaired UTF-16 surrogates' };
   if (rejection) {
     bump(stats.llm.rejected_by_reason, rejection.reason);
     stats.llm.fallbacks++;
