@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
@@ -20,6 +19,7 @@ import { writeReportHtml } from '../report/html.js';
 import { Progress } from '../cli/progress.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
 import { capWorkers } from './workers.js';
+import { inputsFingerprint } from './merge-checks.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -409,13 +409,6 @@ export function faultPoint(): (what: 'chunks' | 'bins' | 'docs') => void {
   return (what) => {
     if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
   };
-}
-
-/** The inputs as ranks of one job see them: their sizes and checksums (folders by path), in order. */
-export function inputsFingerprint(inputs: Manifest['inputs']): string {
-  const h = createHash('sha256');
-  for (const i of inputs) h.update(i.sha256 ? `${i.bytes}\0${i.sha256}\n` : `${i.path}\n`);
-  return h.digest('hex');
 }
 
 async function describeInput(path: string): Promise<{ path: string; bytes: number; sha256: string }> {

@@ -240,3 +240,46 @@ test('16: an input given twice is read once; a midpack output inside an input fo
   assert.match(again.stderr, /skipping .*out: it is a midpack output folder/);
   await assertOutput(inner, docs, 512);
 });
+
+test('15: merge refuses ranks packed from different inputs with the same settings', () => {
+  const dir = tmp();
+  writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 12, 14);
+  writeDocs(join(dir, 'b.jsonl'), 'b', SOURCES, 12, 15);
+  const rank = (input: string, r: number, out: string) =>
+    midpack(['pack', join(dir, input), '--out', out, '--rank', String(r), '--world-size', '2', ...small(512)]);
+  const mixed = join(dir, 'mixed');
+  assert.equal(rank('a.jsonl', 0, mixed).status, 0);
+  assert.equal(rank('b.jsonl', 1, mixed).status, 0);
+  const r = midpack(['merge', join(mixed, 'rank-00000'), join(mixed, 'rank-00001'), '--out', join(dir, 'merged')]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /were packed from different inputs \(.*a\.jsonl vs .*b\.jsonl/);
+  const same = join(dir, 'same');
+  assert.equal(rank('a.jsonl', 0, same).status, 0);
+  assert.equal(rank('a.jsonl', 1, same).status, 0);
+  const ok = midpack(['merge', join(same, 'rank-00000'), join(same, 'rank-00001'), '--out', join(dir, 'merged-ok')]);
+  assert.equal(ok.status, 0, ok.stderr);
+});
+
+test('15: a counts file with one flipped byte is refused by mask apply, merge and show; the same counts twice are not merged', () => {
+  const dir = tmp();
+  writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 30, 16);
+  const counts = join(dir, 'c.bin');
+  assert.equal(midpack(['mask', 'count', join(dir, 'a.jsonl'), '--out', counts]).status, 0);
+  assert.equal(midpack(['mask', 'show', counts]).status, 0);
+  const body = readFileSync(counts);
+  const flips = [4096 + 5, body.length - 3, 40]; // a record, a sample, the header JSON
+  flips.forEach((at, k) => {
+    const bad = join(dir, `bad-${k}.bin`);
+    const copy = Buffer.from(body);
+    copy[at] = copy[at]! ^ 0x10;
+    writeFileSync(bad, copy);
+    for (const args of [['mask', 'show', bad], ['mask', 'merge', bad, '--out', join(dir, `m-${k}.bin`)], ['mask', 'apply', join(dir, 'a.jsonl'), '--counts', bad, '--out', join(dir, `x-${k}.jsonl`)]]) {
+      const r = midpack(args);
+      assert.equal(r.status, 1, `${args.join(' ')} accepted a corrupt file`);
+      assert.match(r.stderr, /bad-\d\.bin: (corrupt counts file|not a midpack mask counts file|unsupported)/);
+    }
+  });
+  const twice = midpack(['mask', 'merge', counts, join(dir, '.', 'c.bin'), '--out', join(dir, 'twice.bin')]);
+  assert.equal(twice.status, 1);
+  assert.match(twice.stderr, /holds the same counts as .*c\.bin; merging it twice would double its counts/);
+});
