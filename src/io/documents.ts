@@ -14,11 +14,16 @@ export const isDocumentFile = (name: string) => /\.(jsonl(\.gz|\.zst|\.zstd)?|pa
  * when present). Files are read in sorted order; a record that is not a document is counted
  * under its reason with a message naming the file and record.
  */
-export async function* readDocuments(inputs: string[], ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
-  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger, owns);
+export async function* readDocuments(inputs: string[], ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {
+  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger, owns, opts);
 }
 
-export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<Doc> {
+export interface ReadDocumentsOptions {
+  /** The field (JSON key or column) that holds the text, when it is not `text`. */
+  textField?: string;
+}
+
+export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {
   const rows = file.endsWith('.parquet')
     ? mapRows(readParquetRows(file, ledger, undefined, owns), 'row')
     : file.endsWith('.arrow')
@@ -26,7 +31,7 @@ export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (ke
       : mapRows(readJsonl(file, ledger, undefined, owns), 'line');
   for await (const { where, value } of rows) {
     try {
-      yield toDoc(normalizeRow(value), where, file);
+      yield toDoc(normalizeRow(value, opts.textField), where, file);
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
       ledger.drop(e.reason, `${where}: ${e.message}`);
@@ -42,9 +47,14 @@ async function* mapRows(
 }
 
 /** Columnar formats keep meta and spans as JSON strings or nested values; accept both. */
-function normalizeRow(value: unknown): unknown {
+function normalizeRow(value: unknown, textField?: string): unknown {
   if (!value || typeof value !== 'object') return value;
   const r = { ...(value as Record<string, unknown>) };
+  if (textField && textField !== 'text') {
+    if (!(textField in r)) throw new RecordError('missing_text', `record has no "${textField}" field (--text-field)`);
+    r.text = r[textField];
+    delete r[textField];
+  }
   for (const key of ['meta', 'loss_mask_spans', 'special_spans']) {
     if (typeof r[key] === 'string') {
       try {

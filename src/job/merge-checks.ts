@@ -70,6 +70,14 @@ export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
     }
   }
 
+  const inputsOf = (o: RankOutput) => o.manifest.inputs_fingerprint ?? inputsFingerprint(o.manifest.inputs);
+  for (const o of sorted) {
+    if (inputsOf(o) !== inputsOf(first)) {
+      const list = (x: RankOutput) => x.manifest.inputs.map((i) => i.path).slice(0, 5).join(', ') + (x.manifest.inputs.length > 5 ? ', ...' : '');
+      throw new MergeError(`${name(first)} and ${name(o)} were packed from different inputs (${list(first)} vs ${list(o)}; or the same paths with other contents): the ranks of one run read the same inputs`);
+    }
+  }
+
   const W = first.manifest.world_size;
   const byRank = new Map<number, RankOutput[]>();
   for (const o of sorted) byRank.set(o.manifest.rank, [...(byRank.get(o.manifest.rank) ?? []), o]);
@@ -85,6 +93,13 @@ export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
   const unbalanced = sorted.filter((o) => o.manifest.balanced !== true);
   if (unbalanced.length) throw new MergeError(`these rank outputs do not balance (some records unaccounted for): ${unbalanced.map(name).join(', ')}`);
   return sorted;
+}
+
+/** The inputs as every rank of one job sees them: sizes and checksums in order (folders by path). */
+export function inputsFingerprint(inputs: Manifest['inputs']): string {
+  const h = createHash('sha256');
+  for (const i of inputs) h.update(i.sha256 ? `${i.bytes}\0${i.sha256}\n` : `${i.path}\n`);
+  return h.digest('hex');
 }
 
 /** A long list of missing ranks named by its first few. */

@@ -1,5 +1,4 @@
-import { accessSync, constants, createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
@@ -18,6 +17,9 @@ import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import { writeReportHtml } from '../report/html.js';
 import { Progress } from '../cli/progress.js';
+import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
+import { capWorkers } from './workers.js';
+import { inputsFingerprint } from './merge-checks.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -38,6 +40,12 @@ export interface PackJobOptions {
   progress: boolean;
   /** This process's part of the input (one rank of a job array); all of it by default. */
   rank?: RankInfo;
+  /** Replace an --out that holds another midpack output (otherwise refused). */
+  overwrite?: boolean;
+  /** The row field holding the text, when it is not `text`. */
+  textField?: string;
+  /** More workers than cores (otherwise capped at the core count). */
+  forceWorkers?: boolean;
 }
 
 export const PACK_DEFAULTS = {
@@ -67,6 +75,8 @@ export interface Manifest {
   counts: { documents: number; tokens: number; masked_tokens: number; units: number; bins: number; padding_tokens: number };
   shards: { filename: string; rows: number; bytes: number; sha256: string }[];
   shards_fingerprint: string;
+  /** sha256 over the inputs' sizes and checksums: ranks of one job have the same (merge checks it). */
+  inputs_fingerprint?: string;
   megatron: MegatronFileInfo[];
   doc_lengths: { path: string; sha256: string };
   /** Ledgers and figures of the stages that made the documents (from `midpack run`). */
@@ -86,6 +96,7 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
     rows_per_shard: o.rowsPerShard,
     name: o.name,
     chunk_tokens: o.chunkTokens,
+    ...(o.textField && o.textField !== 'text' ? { text_field: o.textField } : {}),
   };
 }
 
@@ -99,7 +110,7 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
   // Workers load their tokenizers (about a second each) while the main thread sets up.
-  const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
+  const pool = new TokenizePool({ workers: capWorkers(o.workers, o.forceWorkers ?? false), tokenizer: o.tokenizer });
   try {
     return await packWith(pool, o, source);
   } finally {
@@ -113,29 +124,46 @@ export interface PackSource {
   ledger: Ledger;
   inputs: string[];
   stages?: Record<string, unknown>;
+  /** The output folder, claimed by the caller. */
+  outDir: OutDir;
+  /** What identifies the documents (for resuming only work made from the same ones). */
+  identity: Fingerprint;
 }
 
 async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
+  const rank = o.rank ?? SINGLE_RANK;
+  const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
+  // Resume and reuse only what these documents, settings and rank made (see out-dir.ts).
+  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, documents: source?.identity ?? { inputs: inputsIdentity(inputFiles) } };
+  const outDir = source?.outDir ?? claimOutDir({ out: o.out, fingerprint, overwrite: o.overwrite ?? false, megatronName: o.name, what: 'pack' });
   try {
-    mkdirSync(o.out, { recursive: true });
-    accessSync(o.out, constants.W_OK);
-  } catch (e) {
-    throw new Error(`cannot write the output folder ${o.out}: ${(e as Error).message}`);
+    const workDir = join(o.out, '.work');
+    outDir.openWork('.work', fingerprintHash(fingerprint));
+    return await packInto(pool, o, workDir, outDir, config, tokenizer, inputFiles, source);
+  } finally {
+    if (!source) outDir.release();
   }
-  const workDir = join(o.out, '.work');
-  checkResumable(workDir, config);
-  removeStaleTemps(o.out);
+}
 
+async function packInto(
+  pool: TokenizePool,
+  o: PackJobOptions,
+  workDir: string,
+  outDir: OutDir,
+  config: Record<string, unknown>,
+  tokenizer: Awaited<ReturnType<typeof tokenizerInfo>>,
+  inputFiles: string[],
+  source?: PackSource,
+): Promise<PackSummary> {
   const ledger = source?.ledger ?? new Ledger();
   if (!ledger.onDrop) ledger.printDrops('pack');
-  const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
   // Input checksums for the manifest, computed while the job runs rather than after it.
   const inputsDescribed = Promise.all(inputFiles.map(describeInput));
   inputsDescribed.catch(() => {});
   const rank = o.rank ?? SINGLE_RANK;
-  const docs = source?.docs ?? readDocuments(o.inputs, ledger, ownedBy(rank));
+  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField });
 
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
@@ -179,6 +207,11 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
     const offsets: number[] = [];
     index.docs.forEach((d, i) => {
       lengths[i] = d.len;
+      if (o.overlong === 'drop' && d.len > o.seqLen) {
+        // The packer drops it: a dropped record in the ledger, not a packed one.
+        ledger.recordsOut--;
+        ledger.drop('overlong_dropped', `${d.source} (${d.id}): ${d.len} tokens, longer than L=${o.seqLen} (--overlong drop)`);
+      }
       figures.addDoc(d);
       const b = d.boundaries ?? [];
       counts[i] = b.length;
@@ -266,7 +299,8 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
       fragmentedUnits: 0,
     });
     if (source?.stages) report.stages = source.stages;
-    if (st.droppedDocs) ledger.produce('documents_dropped_by_overlong_policy', st.droppedDocs);
+    const overlongDropped = ledger.dropped.get('overlong_dropped') ?? 0;
+    if (st.droppedDocs !== overlongDropped) throw new Error(`pack: the packer dropped ${st.droppedDocs} overlong documents, the ledger counts ${overlongDropped}`);
 
     const manifest: Manifest = {
       midpack_version: '0.1.0',
@@ -287,6 +321,7 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
       },
       shards: shards.shards.map(({ filename, rows, bytes, sha256 }) => ({ filename, rows, bytes, sha256 })),
       shards_fingerprint: shards.fingerprint,
+      inputs_fingerprint: inputsFingerprint(await inputsDescribed),
       megatron: megatronFiles.map((f) => ({ ...f, path: relative(o.out, f.path) })),
       doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
     };
@@ -294,6 +329,7 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
     writeFileAtomic(join(o.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     writeReportHtml(join(o.out, 'report.html'), report, manifest);
     writeFileAtomic(join(o.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    outDir.complete(manifestFiles(manifest));
     if (o.keepWork) store.close();
     else store.remove();
     return { manifest, report };
@@ -373,31 +409,6 @@ export function faultPoint(): (what: 'chunks' | 'bins' | 'docs') => void {
   return (what) => {
     if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
   };
-}
-
-/** Temporary files of a killed run never carry a final name; remove them so the output is clean. */
-function removeStaleTemps(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory() && e.name !== '.work') removeStaleTemps(p);
-    else if (e.isFile() && /\.tmp-\d+$/.test(e.name)) rmSync(p, { force: true });
-  }
-}
-
-/** A work folder from a run with other output settings would mix two runs: refuse it. */
-function checkResumable(workDir: string, config: Record<string, unknown>): void {
-  const path = join(workDir, 'config.json');
-  const body = JSON.stringify(config);
-  if (existsSync(path)) {
-    const old = readFileSync(path, 'utf8');
-    if (old !== body) {
-      throw new Error(`${workDir} holds an interrupted run with different settings (${old}); remove it or use the same settings to resume`);
-    }
-    return;
-  }
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
-  writeFileAtomic(path, body);
 }
 
 async function describeInput(path: string): Promise<{ path: string; bytes: number; sha256: string }> {

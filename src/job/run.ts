@@ -24,6 +24,8 @@ import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig } from './run-config.js';
+import { tokenizerInfo } from '../tokenize/tokenizer.js';
+import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -46,10 +48,16 @@ export interface RunOptions {
   workers?: number;
   progress?: boolean;
   keepWork?: boolean;
+  /** Replace an output folder that holds another midpack output. */
+  overwrite?: boolean;
+  /** More tokenizer workers than cores. */
+  forceWorkers?: boolean;
 }
 
 interface Prepared {
   config_sha256: string;
+  /** The run's fingerprint (config, tokenizer, source inputs, rank): prepared documents are reused only for the same one. */
+  fingerprint?: string;
   rank: number;
   world_size: number;
   documents: number;
@@ -66,12 +74,40 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
   if (phase === 'pack' && cfg.mask && rank.worldSize > 1 && !o.counts) throw new Error('--phase pack of a masked multi-rank run needs --counts (the merged counts of all ranks)');
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
-  mkdirSync(runDir, { recursive: true });
   const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined })).digest('hex');
+  // Everything that decides the bytes but the merged counts, which only phase pack is given.
+  const fingerprint = {
+    command: 'run',
+    config_sha256: configHash,
+    tokenizer_sha256: (await tokenizerInfo(cfg.tokenizer)).hash,
+    rank: rank.rank,
+    world_size: rank.worldSize,
+    sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
+  };
+  const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
+  try {
+    mkdirSync(runDir, { recursive: true });
+    const runFingerprint = fingerprintHash(fingerprint);
+    let prepared = readPrepared(runDir, runFingerprint);
+    if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint);
+    if (phase === 'prepare') return { out, prepared };
+    return { out, prepared, summary: await packPrepared(cfg, o, rank, outDir, prepared) };
+  } finally {
+    outDir.release();
+  }
+}
 
-  let prepared = readPrepared(runDir, configHash, rank);
-  if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash);
-  if (phase === 'prepare') return { out, prepared };
+/** Pack step: the prepared documents, masked when the config masks, into OUT. */
+async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDir: OutDir, prepared: Prepared): Promise<PackSummary> {
+  const out = outDir.dir;
+  const runDir = join(out, '.run');
+  const docsFile = statSync(join(runDir, 'docs.jsonl'));
+  // The pack work resumes only from chunks of these very documents and counts.
+  const identity = {
+    prepared: prepared.fingerprint,
+    docs: { bytes: docsFile.size, mtime_ms: Math.round(docsFile.mtimeMs) },
+    counts: o.counts ? inputsIdentity([o.counts]) : (prepared.counts ?? null),
+  };
 
   const ledger = new Ledger();
   ledger.printDrops('run');
@@ -95,12 +131,13 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
       workers: o.workers ?? cfg.workers ?? (await import('node:os')).availableParallelism(),
       keepWork: o.keepWork ?? false,
       progress: o.progress ?? true,
+      forceWorkers: o.forceWorkers,
       rank,
     },
-    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages },
+    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages, outDir, identity },
   );
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
-  return { out, prepared, summary };
+  return summary;
 }
 
 /** Readers count records in and drops; what they yield is counted out here. */
@@ -119,18 +156,22 @@ async function* countedIn(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterab
   }
 }
 
-function readPrepared(runDir: string, configHash: string, rank: RankInfo): Prepared | undefined {
+function readPrepared(runDir: string, fingerprint: string): Prepared | undefined {
   const p = join(runDir, 'prepared.json');
   if (!existsSync(p)) return undefined;
   const prepared = JSON.parse(readFileSync(p, 'utf8')) as Prepared;
-  if (prepared.config_sha256 !== configHash || prepared.rank !== rank.rank || prepared.world_size !== rank.worldSize) {
-    throw new Error(`${runDir} holds a run with another config or rank; remove it to start over`);
+  if (prepared.fingerprint !== fingerprint) {
+    // Documents of another config, rank or inputs: midpack's own work folder, started over.
+    process.stderr.write(`midpack: run: ${runDir} holds documents prepared from another config, rank or inputs: preparing again\n`);
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir, { recursive: true });
+    return undefined;
   }
   process.stderr.write(`midpack: run: reusing the prepared documents in ${runDir} (${prepared.documents})\n`);
   return prepared;
 }
 
-async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHash: string): Promise<Prepared> {
+async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHash: string, fingerprint: string): Promise<Prepared> {
   const owns = ownedBy(rank);
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
@@ -175,7 +216,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   }
   await writer.close();
   rmSync(join(runDir, 'tmp'), { recursive: true, force: true });
-  const prepared: Prepared = { config_sha256: configHash, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}) };
+  const prepared: Prepared = { config_sha256: configHash, fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}) };
   writeFileAtomic(join(runDir, 'prepared.json'), JSON.stringify(prepared, null, 2) + '\n');
   return prepared;
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Option, type Command } from 'commander';
-import { action, intOption } from '../common.js';
+import { action, floatOption, intOption } from '../common.js';
+import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
 import { rankOutDir, resolveRank } from '../../core/ranks.js';
@@ -26,6 +27,11 @@ export function register(program: Command): void {
     .option('--name <name>', 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)', PACK_DEFAULTS.name)
     .option('--chunk-tokens <n>', 'tokens per work chunk: how much a killed run may redo', intOption('--chunk-tokens', 1), PACK_DEFAULTS.chunkTokens)
     .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
+    .option('--text-field <name>', 'the JSON field or column that holds the text (default: text)')
+    .option('--overwrite', 'replace an --out that holds another midpack output (its listed files are removed; other files are never touched)', false)
+    .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
+    .option('--max-drop-rate <x>', 'exit non-zero when more than this share of the records is dropped (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
+    .option('--force-workers', 'use --workers even when it is more than the core count', false)
     .option('--no-progress', 'no progress bar (it only shows on a terminal anyway)')
     .option('--rank <r>', 'this process is rank r of --world-size (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
@@ -53,9 +59,13 @@ export function register(program: Command): void {
           chunkTokens: opts.chunkTokens,
           keepWork: opts.keepWork,
           progress: opts.progress,
+          textField: opts.textField,
+          overwrite: opts.overwrite,
+          forceWorkers: opts.forceWorkers,
         });
         printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
+        checkOutcome(summary.manifest.ledger, { pack: summary.manifest.ledger }, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });
       }),
     );
 }

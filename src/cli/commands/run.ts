@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { action, intOption } from '../common.js';
+import { action, floatOption, intOption } from '../common.js';
+import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRank } from '../../core/ranks.js';
@@ -20,6 +21,10 @@ export function register(program: Command): void {
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .option('--workers <n>', 'tokenizer worker threads (default: the config, else the core count)', intOption('--workers', 1))
     .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false)
+    .option('--overwrite', 'replace an output folder that holds another midpack output (its listed files are removed)', false)
+    .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
+    .option('--max-drop-rate <x>', 'exit non-zero when a stage or pack drops more than this share of its records (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
+    .option('--force-workers', 'use --workers even when it is more than the core count', false)
     .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',
@@ -30,14 +35,14 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress });
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers });
         if (!r.summary) {
           process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
@@ -48,6 +53,8 @@ export function register(program: Command): void {
         }
         printSummary(r.out, r.summary.manifest, r.summary.report);
         if (!r.summary.manifest.balanced || Object.values(r.prepared.stages).some((s) => !s.balanced)) throw new Error('the accounting does not balance');
+        const ledgers = Object.fromEntries([...Object.entries(r.prepared.stages).map(([k, s]) => [k, s.ledger] as const), ['pack', r.summary.manifest.ledger] as const]);
+        checkOutcome(r.summary.manifest.ledger, ledgers, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });
       }),
     );
 }

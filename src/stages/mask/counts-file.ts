@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { MinHeap } from './heap.js';
 import { hashHex, type SegmentParams } from './segments.js';
@@ -8,7 +9,8 @@ import { hashHex, type SegmentParams } from './segments.js';
  *
  *   [0, 8)        magic "MPMASKC1"
  *   [8, 12)       u32: byte length of the header JSON
- *   [12, ...)     header JSON (CountsHeader), zero-padded up to HEADER_BYTES
+ *   [12, ...)     header JSON (CountsHeader, then "sha256": the checksum of that JSON
+ *                 and every byte after HEADER_BYTES), zero-padded up to HEADER_BYTES
  *   HEADER_BYTES  `segments_distinct` records of 12 bytes, sorted by hash ascending:
  *                   u64 segment hash (xxh64 of the normalized line), u32 document count
  *   then          `samples_bytes` of JSONL samples, most frequent first:
@@ -23,7 +25,8 @@ const MAGIC = 'MPMASKC1';
 
 export interface CountsHeader extends SegmentParams {
   format: 'midpack-mask-counts';
-  version: 1;
+  /** 2: with a checksum (a file with one flipped byte is refused). */
+  version: 2;
   /** Documents counted. */
   documents: number;
   /** Distinct segments (records in the file). */
@@ -94,6 +97,8 @@ export class CountsWriter {
   private occurrences = 0;
   private lastHi = -1;
   private lastLo = -1;
+  /** Of every byte after the header block, in file order. */
+  private readonly body = createHash('sha256');
   readonly top: TopN;
 
   constructor(
@@ -134,9 +139,10 @@ export class CountsWriter {
     }
     const samples = Buffer.from(lines.join(''), 'utf8');
     writeSync(this.fd, samples, 0, samples.length, this.position);
+    this.body.update(samples);
     const header: CountsHeader = {
       format: 'midpack-mask-counts',
-      version: 1,
+      version: 2,
       ...this.params,
       documents,
       segments_distinct: this.records,
@@ -144,7 +150,7 @@ export class CountsWriter {
       samples: lines.length,
       samples_bytes: samples.length,
     };
-    const head = encodeHeader(header);
+    const head = encodeHeader(header, this.body.digest('hex'));
     writeSync(this.fd, head, 0, head.length, 0);
     closeSync(this.fd);
     renameSync(this.tmp, this.path);
@@ -163,13 +169,20 @@ export class CountsWriter {
   private flush(): void {
     if (!this.used) return;
     writeSync(this.fd, this.buf, 0, this.used, this.position);
+    this.body.update(this.buf.subarray(0, this.used));
     this.position += this.used;
     this.used = 0;
   }
 }
 
-function encodeHeader(header: CountsHeader): Buffer {
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
+/** The checksum over the header's JSON (without its checksum) and the body's sha256. */
+function headerChecksum(json: string, bodySha256: string): string {
+  return createHash('sha256').update(json).update('\n').update(bodySha256).digest('hex');
+}
+
+function encodeHeader(header: CountsHeader, bodySha256: string): Buffer {
+  const bare = JSON.stringify(header);
+  const json = Buffer.from(JSON.stringify({ ...header, sha256: headerChecksum(bare, bodySha256) }), 'utf8');
   if (json.length + 12 > HEADER_BYTES) throw new Error('counts header too large');
   const head = Buffer.alloc(HEADER_BYTES);
   head.write(MAGIC, 0, 'latin1');
@@ -178,7 +191,10 @@ function encodeHeader(header: CountsHeader): Buffer {
   return head;
 }
 
-/** Reads and checks a counts file's header; the error names the file. */
+/**
+ * Reads a counts file's header and verifies the whole file against its checksum (one
+ * streaming read), so a corrupt file is refused by every reader; the error names the file.
+ */
 export function readCountsHeader(path: string): CountsHeader {
   const fd = openSync(path, 'r');
   try {
@@ -186,12 +202,34 @@ export function readCountsHeader(path: string): CountsHeader {
     const n = readSync(fd, head, 0, HEADER_BYTES, 0);
     if (n < 12 || head.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${path}: not a midpack mask counts file`);
     const len = head.readUInt32LE(8);
-    if (len + 12 > n) throw new Error(`${path}: truncated counts header`);
-    const header = JSON.parse(head.toString('utf8', 12, 12 + len)) as CountsHeader;
-    if (header.format !== 'midpack-mask-counts' || header.version !== 1) throw new Error(`${path}: unsupported counts format`);
+    if (len + 12 > n || n < HEADER_BYTES) throw new Error(`${path}: truncated counts header`);
+    let parsed: CountsHeader & { sha256?: string };
+    try {
+      parsed = JSON.parse(head.toString('utf8', 12, 12 + len));
+    } catch {
+      throw new Error(`${path}: corrupt counts file (its header is not JSON)`);
+    }
+    if (parsed.format !== 'midpack-mask-counts') throw new Error(`${path}: unsupported counts format`);
+    if (parsed.version !== 2) throw new Error(`${path}: counts format version ${parsed.version} has no checksum; count again with this midpack`);
+    const { sha256, ...header } = parsed;
+    if (head.subarray(12 + len).some((b) => b !== 0)) throw new Error(`${path}: corrupt counts file (header padding is not zero)`);
+    const expected = HEADER_BYTES + header.segments_distinct * RECORD_BYTES + header.samples_bytes;
+    if (fstatSync(fd).size !== expected) throw new Error(`${path}: corrupt counts file (${fstatSync(fd).size} bytes, its header says ${expected})`);
+    if (sha256 !== headerChecksum(JSON.stringify(header), bodySha256(fd))) throw new Error(`${path}: corrupt counts file (checksum mismatch)`);
     return header;
   } finally {
     closeSync(fd);
+  }
+}
+
+function bodySha256(fd: number): string {
+  const hash = createHash('sha256');
+  const buf = Buffer.alloc(1 << 20);
+  for (let at = HEADER_BYTES; ; ) {
+    const got = readSync(fd, buf, 0, buf.length, at);
+    if (got === 0) return hash.digest('hex');
+    hash.update(buf.subarray(0, got));
+    at += got;
   }
 }
 
@@ -273,6 +311,7 @@ export function paramsOf(h: SegmentParams): SegmentParams {
 export function mergeCountsFiles(inputs: string[], out: string, samples: number): CountsHeader {
   if (!inputs.length) throw new Error('mask merge: no counts files given');
   const headers = inputs.map(readCountsHeader);
+  refuseDuplicates(inputs, headers);
   const params = paramsOf(headers[0]!);
   headers.forEach((h, i) => {
     if (!sameParams(params, h)) {
@@ -311,5 +350,26 @@ export function mergeCountsFiles(inputs: string[], out: string, samples: number)
   } catch (e) {
     writer.abort();
     throw e;
+  }
+}
+
+/** The same file given twice (any spelling, or a copy) would count its documents twice: refused. */
+function refuseDuplicates(inputs: string[], headers: CountsHeader[]): void {
+  const seen = new Map<string, string>();
+  for (const [i, p] of inputs.entries()) {
+    if (headers[i]!.documents === 0) continue; // empty counts add nothing, however often
+    const fd = openSync(p, 'r');
+    let key: string;
+    try {
+      const head = Buffer.alloc(HEADER_BYTES);
+      readSync(fd, head, 0, HEADER_BYTES, 0);
+      // The header's checksum covers the whole content: equal checksums, equal files.
+      key = createHash('sha256').update(head).digest('hex');
+    } finally {
+      closeSync(fd);
+    }
+    const first = seen.get(key);
+    if (first !== undefined) throw new Error(`mask merge: ${p} holds the same counts as ${first}; merging it twice would double its counts`);
+    seen.set(key, p);
   }
 }
