@@ -5,8 +5,8 @@ import { Ledger } from '../../core/ledger.js';
 import type { StageContext } from '../../core/stage.js';
 import { action, addSeedOption, intOption, runStage } from '../common.js';
 import { weightsOption } from './fim.js';
-import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditFormat, type EditStats } from '../../stages/fim/edit-sample.js';
-import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../../stages/fim/history.js';
+import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditFormat, type EditStats } from '../../stages/edits/edit-sample.js';
+import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../../stages/edits/history.js';
 
 const isGitRepo = (dir: string) => {
   try {
