@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MinHeap } from './heap.js';
+import { MinHeap } from '../../core/heap.js';
 import { hashHex, type SegmentParams } from './segments.js';
 
 /**
