@@ -18,6 +18,7 @@ import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import { writeReportHtml } from '../report/html.js';
 import { Progress } from '../cli/progress.js';
+import { VERSION } from '../version.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -269,7 +270,7 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
     if (st.droppedDocs) ledger.produce('documents_dropped_by_overlong_policy', st.droppedDocs);
 
     const manifest: Manifest = {
-      midpack_version: '0.1.0',
+      midpack_version: VERSION,
       rank: rank.rank,
       world_size: rank.worldSize,
       config,

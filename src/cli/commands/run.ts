@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { action, intOption } from '../common.js';
+import { action, intOption, QUIET_HELP } from '../common.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRank } from '../../core/ranks.js';
@@ -20,7 +20,8 @@ export function register(program: Command): void {
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .option('--workers <n>', 'tokenizer worker threads (default: the config, else the core count)', intOption('--workers', 1))
     .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false)
-    .option('--no-progress', 'no progress bar')
+    .option('--no-progress', 'no progress display (a bar on a terminal, a line every few seconds otherwise)')
+    .option('--quiet', QUIET_HELP)
     .addHelpText(
       'after',
       '\nOne machine:   midpack run examples/pipeline.yaml\n' +
@@ -30,14 +31,18 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress });
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress && !opts.quiet });
+        if (opts.quiet) {
+          if (r.summary && (!r.summary.manifest.balanced || Object.values(r.prepared.stages).some((s) => !s.balanced))) throw new Error('the accounting does not balance');
+          return;
+        }
         if (!r.summary) {
           process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
