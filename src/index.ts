@@ -9,4 +9,5 @@ export * as report from './report/index.js';
 export * as repos from './stages/repos/index.js';
 export * as web from './stages/web/index.js';
 export * as fim from './stages/fim/index.js';
+export * as edits from './stages/edits/index.js';
 export * as mask from './stages/mask/index.js';

@@ -2,8 +2,8 @@ import { writeFileSync, renameSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
-import { defaultContext, type Stage, type StageContext } from '../core/stage.js';
-import { writeDocsJsonl } from '../io/jsonl.js';
+import { defaultContext, type StageContext } from '../core/stage.js';
+import { writeDocuments } from '../io/write-documents.js';
 
 /** Option parsers that reject bad values with a message naming the option. */
 export function intOption(name: string, min = 0) {
@@ -47,18 +47,18 @@ export function printLedger(ledger: Ledger, what = 'records'): void {
 }
 
 /**
- * The common shape of a JSONL-to-JSONL stage command: read inputs, run the stage,
- * write `--out`, print the accounting. `source` lets a stage read its own input kinds.
+ * The common shape of a standalone stage command: the documents of a source (and stages over it),
+ * written to `--out` (JSONL or Parquet), OUT.manifest.json beside it, the accounting on stderr.
  */
 export async function runStage(
   name: string,
   opts: { out: string; seed?: number; quiet?: boolean; [k: string]: unknown },
-  stage: Stage,
-  source: (ctx: StageContext) => AsyncIterable<Doc>,
+  docs: (ctx: StageContext) => AsyncIterable<Doc>,
 ): Promise<StageContext> {
   const ctx = defaultContext({ seed: opts.seed ?? 0 });
   if (!opts.quiet) ctx.ledger.printDrops(name);
-  const written = await writeDocsJsonl(opts.out, stage(source(ctx), ctx));
+  else ctx.log = () => {};
+  const written = await writeDocuments(opts.out, docs(ctx));
   if (opts.out !== '-') writeStageManifest(`${opts.out}.manifest.json`, name, opts, ctx);
   if (!opts.quiet) {
     printLedger(ctx.ledger);
@@ -72,6 +72,16 @@ export function writeStageManifest(path: string, stage: string, options: Record<
   const body = { stage, options, ledger: ctx.ledger.toJSON(), stats: ctx.stats };
   writeFileSync(`${path}.tmp-${process.pid}`, JSON.stringify(body, null, 2) + '\n');
   renameSync(`${path}.tmp-${process.pid}`, path);
+}
+
+/** One meaning of --quiet on every command. */
+export const QUIET_HELP = 'print errors only: no progress, per-record messages or summary';
+
+/** The output of a standalone stage command: --out (JSONL or Parquet, "-" for stdout) and --quiet. */
+export function addOutOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--out <file>', 'output documents: .jsonl (.gz, .zst) or .parquet; "-" for JSONL on stdout; OUT.manifest.json is written beside it')
+    .option('--quiet', QUIET_HELP);
 }
 
 export function addSeedOption(cmd: Command): Command {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { commands } from './commands/index.js';
+import { VERSION } from '../version.js';
 
 // `midpack inspect DIR --bin 0 | head`: a closed pipe ends the output, not with a stack trace.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -16,8 +17,9 @@ program
       'search-and-replace samples, mask boilerplate out of the loss, and best-fit pack tokenized documents ' +
       'into fixed-length bins written as Arrow shards and Megatron-LM indexed datasets.',
   )
-  .version('0.1.0')
-  .showHelpAfterError();
+  .version(VERSION)
+  // A missing or wrong option: one line naming it, then where the options are (not the whole help).
+  .showHelpAfterError('(run with --help for the options)');
 
 for (const register of commands) register(program);
 

@@ -41,3 +41,19 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 export async function* fromArray<T>(xs: Iterable<T>): AsyncIterable<T> {
   for (const x of xs) yield x;
 }
+
+/** A reader counts records in and drops; what it yields is counted out here, so a source's ledger balances. */
+export async function* countedOut(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterable<Doc> {
+  for await (const d of docs) {
+    ledger.output();
+    yield d;
+  }
+}
+
+/** A transform stage counts what it emits and drops; what it receives is counted in here. */
+export async function* countedIn(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterable<Doc> {
+  for await (const d of docs) {
+    ledger.input();
+    yield d;
+  }
+}

@@ -20,6 +20,7 @@ import { Progress } from '../cli/progress.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
 import { capWorkers } from './workers.js';
 import { inputsFingerprint } from './merge-checks.js';
+import { VERSION } from '../version.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -303,7 +304,7 @@ async function packInto(
     if (st.droppedDocs !== overlongDropped) throw new Error(`pack: the packer dropped ${st.droppedDocs} overlong documents, the ledger counts ${overlongDropped}`);
 
     const manifest: Manifest = {
-      midpack_version: '0.1.0',
+      midpack_version: VERSION,
       rank: rank.rank,
       world_size: rank.worldSize,
       config,

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
+import { OptionError } from '../core/options.js';
+import { resolveMaskOptions } from '../stages/mask/options.js';
+import { resolvePackOptions } from './pack-options.js';
+import { SOURCES, STAGES } from './registry.js';
 
 /**
  * The `midpack run` config (JSON or YAML): sources, the stages each goes through, masking,
@@ -13,7 +16,7 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  * tokenizer: qwen3
  * sources:
  *   - name: repos
- *     type: repos            # repos | web | edits | code | documents
+ *     type: repos            # a key of SOURCES in registry.ts: repos | web | edits | code | documents
  *     inputs: [data-samples/repos]
  *     options: { order: "alpha=0.3,dependency=0.5,random=0.2" }
  *     then:
@@ -26,24 +29,13 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  * from that folder, so paths, and with them document sources, ids and the rank partition, are the
  * same on every machine that has the same layout below the config.
  */
-export const SOURCE_TYPES = ['repos', 'web', 'edits', 'code', 'documents'] as const;
-export type SourceType = (typeof SOURCE_TYPES)[number];
-export const THEN_TYPES = ['fim'] as const;
-
-/** The options each part accepts: the library's own option names. */
-export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
-  repos: ['order', 'minFiles', 'maxFileBytes', 'layout', 'groupMemoryBytes', 'treeRate', 'maxDocChars'],
-  web: ['keepImageAlt', 'minTextChars', 'maxDepth', 'maxPageBytes', 'dedupWindow', 'llm', 'guard'],
-  edits: ['formats', 'maskPrompt', 'maxContextLines', 'gitBatch', 'rev', 'maxCommits', 'maxFileBytes', 'maxCommitBytes', 'maxFiles', 'related', 'per', 'repoName'],
-  code: ['maxFileBytes'],
-  documents: [],
-};
-export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
-export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
-export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens'] as const;
+/** Source and stage types: the registry's keys (src/job/registry.ts). */
+export const SOURCE_TYPES = Object.keys(SOURCES);
+export type SourceType = string;
+export const THEN_TYPES = Object.keys(STAGES);
 
 export interface ThenConfig {
-  type: (typeof THEN_TYPES)[number];
+  type: string;
   options: Record<string, unknown>;
 }
 
@@ -64,16 +56,8 @@ export interface RunConfig {
   workers?: number;
   sources: SourceConfig[];
   mask?: Record<string, unknown>;
-  pack: {
-    seqLen?: number;
-    overlong?: OverlongPolicy;
-    slideStride?: number;
-    windowUnits?: number;
-    maxOpenBins?: number;
-    rowsPerShard?: number;
-    name?: string;
-    chunkTokens?: number;
-  };
+  /** Raw options of each part, checked by its resolver (resolvePackOptions, resolveMaskOptions...). */
+  pack: Record<string, unknown>;
 }
 
 export class ConfigError extends Error {
@@ -99,70 +83,85 @@ export function loadRunConfig(file: string): RunConfig {
   return parseRunConfig(raw, file);
 }
 
+type Fail = (path: string, msg: string) => never;
+
+/** Checks a config object (parsed YAML/JSON, or built in code); `file` names it in messages. */
 export function parseRunConfig(raw: unknown, file: string): RunConfig {
-  const fail = (path: string, msg: string): never => {
+  const fail: Fail = (path, msg) => {
     throw new ConfigError(file, path, msg);
   };
-  const obj = (v: unknown, path: string): Record<string, unknown> => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, 'must be a mapping (key: value)');
-    return v as Record<string, unknown>;
-  };
-  const keys = (o: Record<string, unknown>, allowed: readonly string[], path: string) => {
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(path ? `${path}.${k}` : k, `unknown key (allowed: ${allowed.join(', ') || 'none'})`);
-  };
-  const str = (v: unknown, path: string): string => (typeof v === 'string' && v.length ? v : fail(path, 'must be a non-empty string'));
-  const int = (v: unknown, path: string, min = 0): number => (Number.isInteger(v) && (v as number) >= min ? (v as number) : fail(path, `must be an integer >= ${min}`));
-
-  const top = obj(raw, '');
-  keys(top, ['out', 'seed', 'tokenizer', 'workers', 'sources', 'mask', 'pack'], '');
+  const c = checkers(fail);
+  const top = c.obj(raw, '');
+  c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'sources', 'mask', 'pack'], '');
   if (!Array.isArray(top.sources) || top.sources.length === 0) fail('sources', 'must be a non-empty list');
   const names = new Set<string>();
-  const sources = (top.sources as unknown[]).map((s, i): SourceConfig => {
-    const at = `sources[${i}]`;
-    const o = obj(s, at);
-    keys(o, ['name', 'type', 'inputs', 'options', 'then'], at);
-    const type = str(o.type, `${at}.type`);
-    if (!(SOURCE_TYPES as readonly string[]).includes(type)) fail(`${at}.type`, `must be one of ${SOURCE_TYPES.join(', ')}, got "${type}"`);
-    const name = o.name === undefined ? type : str(o.name, `${at}.name`);
-    if (names.has(name)) fail(`${at}.name`, `"${name}" is used twice (names label the figures of each source)`);
-    names.add(name);
-    if (!Array.isArray(o.inputs) || o.inputs.length === 0) fail(`${at}.inputs`, 'must be a non-empty list of paths');
-    const inputs = (o.inputs as unknown[]).map((p, k) => str(p, `${at}.inputs[${k}]`));
-    const options = o.options === undefined ? {} : obj(o.options, `${at}.options`);
-    keys(options, SOURCE_OPTIONS[type as SourceType], `${at}.options`);
-    const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : fail(`${at}.then`, 'must be a list of stages');
-    return {
-      name,
-      type: type as SourceType,
-      inputs,
-      options,
-      then: (then as unknown[]).map((t, k) => {
-        const tat = `${at}.then[${k}]`;
-        const to = obj(t, tat);
-        keys(to, ['type', 'options'], tat);
-        const ttype = str(to.type, `${tat}.type`);
-        if (!(THEN_TYPES as readonly string[]).includes(ttype)) fail(`${tat}.type`, `must be one of ${THEN_TYPES.join(', ')}`);
-        const topts = to.options === undefined ? {} : obj(to.options, `${tat}.options`);
-        keys(topts, FIM_OPTIONS, `${tat}.options`);
-        return { type: ttype as ThenConfig['type'], options: topts };
-      }),
-    };
-  });
-  const mask = top.mask === undefined ? undefined : obj(top.mask, 'mask');
-  if (mask) keys(mask, MASK_OPTIONS, 'mask');
-  const pack = top.pack === undefined ? {} : obj(top.pack, 'pack');
-  keys(pack, PACK_OPTIONS, 'pack');
-  for (const k of ['seqLen', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'chunkTokens'] as const) if (pack[k] !== undefined) int(pack[k], `pack.${k}`, 1);
-  if (pack.overlong !== undefined && !(OVERLONG_POLICIES as readonly string[]).includes(pack.overlong as string)) fail('pack.overlong', `must be one of ${OVERLONG_POLICIES.join(', ')}`);
-  if (pack.name !== undefined) str(pack.name, 'pack.name');
+  const sources = (top.sources as unknown[]).map((s, i) => parseSource(s, `sources[${i}]`, c, names));
+  const mask = top.mask === undefined ? undefined : c.obj(top.mask, 'mask');
+  if (mask) resolved(() => resolveMaskOptions(mask), 'mask', fail);
+  const pack = top.pack === undefined ? {} : c.obj(top.pack, 'pack');
+  resolved(() => resolvePackOptions(pack), 'pack', fail);
   return {
     file,
-    out: top.out === undefined ? 'out' : str(top.out, 'out'),
-    seed: top.seed === undefined ? 0 : int(top.seed, 'seed'),
-    tokenizer: top.tokenizer === undefined ? 'qwen3' : top.tokenizer === 'qwen3' ? 'qwen3' : str(top.tokenizer, 'tokenizer'),
-    workers: top.workers === undefined ? undefined : int(top.workers, 'workers', 1),
+    out: top.out === undefined ? 'out' : c.str(top.out, 'out'),
+    seed: top.seed === undefined ? 0 : c.int(top.seed, 'seed'),
+    tokenizer: top.tokenizer === undefined ? 'qwen3' : c.str(top.tokenizer, 'tokenizer'),
+    workers: top.workers === undefined ? undefined : c.int(top.workers, 'workers', 1),
     sources,
     mask,
-    pack: pack as RunConfig['pack'],
+    pack,
   };
+}
+
+/** Runs a resolver; a refused option is named by its path in the config and its value. */
+function resolved<T>(resolve: () => T, path: string, fail: Fail): T {
+  try {
+    return resolve();
+  } catch (e) {
+    if (!(e instanceof OptionError)) throw e;
+    return fail(`${path}.${e.key}`, `${e.reason}${e.value === undefined ? '' : `, got ${JSON.stringify(e.value)}`}`);
+  }
+}
+
+type Checkers = ReturnType<typeof checkers>;
+
+function checkers(fail: Fail) {
+  const show = (v: unknown) => (v === undefined ? '' : `, got ${JSON.stringify(v)}`);
+  return {
+    fail,
+    obj: (v: unknown, path: string): Record<string, unknown> => {
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, `must be a mapping (key: value)${show(v)}`);
+      return v as Record<string, unknown>;
+    },
+    keys: (o: Record<string, unknown>, allowed: readonly string[], path: string) => {
+      for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(path ? `${path}.${k}` : k, `unknown key (allowed: ${allowed.join(', ') || 'none'})`);
+    },
+    str: (v: unknown, path: string): string => (typeof v === 'string' && v.length ? v : fail(path, `must be a non-empty string${show(v)}`)),
+    int: (v: unknown, path: string, min = 0): number => (Number.isInteger(v) && (v as number) >= min ? (v as number) : fail(path, `must be an integer >= ${min}${show(v)}`)),
+  };
+}
+
+function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>): SourceConfig {
+  const o = c.obj(s, at);
+  c.keys(o, ['name', 'type', 'inputs', 'options', 'then'], at);
+  const type = c.str(o.type, `${at}.type`);
+  if (!SOURCES[type]) c.fail(`${at}.type`, `must be one of ${SOURCE_TYPES.join(', ')}, got "${type}"`);
+  const name = o.name === undefined ? type : c.str(o.name, `${at}.name`);
+  if (names.has(name)) c.fail(`${at}.name`, `"${name}" is used twice (names label the figures of each source)`);
+  names.add(name);
+  if (!Array.isArray(o.inputs) || o.inputs.length === 0) c.fail(`${at}.inputs`, 'must be a non-empty list of paths');
+  const inputs = (o.inputs as unknown[]).map((p, k) => c.str(p, `${at}.inputs[${k}]`));
+  const options = o.options === undefined ? {} : c.obj(o.options, `${at}.options`);
+  resolved(() => SOURCES[type]!.resolve(options), `${at}.options`, c.fail);
+  const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : c.fail(`${at}.then`, 'must be a list of stages');
+  return { name, type, inputs, options, then: (then as unknown[]).map((t, k) => parseThen(t, `${at}.then[${k}]`, c)) };
+}
+
+function parseThen(t: unknown, at: string, c: Checkers): ThenConfig {
+  const o = c.obj(t, at);
+  c.keys(o, ['type', 'options'], at);
+  const type = c.str(o.type, `${at}.type`);
+  if (!STAGES[type]) c.fail(`${at}.type`, `must be one of ${THEN_TYPES.join(', ')}, got "${type}"`);
+  const options = o.options === undefined ? {} : c.obj(o.options, `${at}.options`);
+  resolved(() => STAGES[type]!.resolve(options), `${at}.options`, c.fail);
+  return { type, options };
 }

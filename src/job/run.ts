@@ -1,31 +1,23 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
-import { parseWeights } from '../core/weights.js';
-import { defaultContext, type StageContext } from '../core/stage.js';
+import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
-import { readDocumentFile, readDocuments } from '../io/documents.js';
+import { readDocumentFile } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
-import { serializeRepos } from '../stages/repos/serialize.js';
-import { parseOrderWeights } from '../stages/repos/order.js';
-import { readWebInputs, DEFAULT_MAX_PAGE_BYTES } from '../stages/web/sources.js';
-import { rewriteWeb, type RewriteWebOptions } from '../stages/web/stage.js';
-import { LLM_DEFAULTS, DEFAULT_PROMPT } from '../stages/web/llm.js';
-import { fimStage, DEFAULT_FIM_OPTIONS, FIM_FORMATS, type FimOptions } from '../stages/fim/stage.js';
-import { fimInputDocs } from '../stages/fim/inputs.js';
-import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } from '../stages/fim/edit-sample.js';
-import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
+import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
-import type { RunConfig, SourceConfig } from './run-config.js';
+import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
+import { resolvePackOptions } from './pack-options.js';
+import { sourceEntry, stageEntry } from './registry.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -115,16 +107,17 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   const stages: Record<string, unknown> = { ...prepared.stages };
   if (cfg.mask) {
     const countsPath = o.counts ?? join(runDir, prepared.counts!);
-    const frequent = loadFrequent(countsPath, { minDocs: cfg.mask.minDocs as number | undefined, minFrac: cfg.mask.minFrac as number | undefined });
+    const m = resolveMaskOptions(cfg.mask);
+    const frequent = loadFrequent(countsPath, m);
     const maskCtx = defaultContext({ seed: cfg.seed });
-    docs = maskApply(frequent, { keepFirst: cfg.mask.keepFirst as boolean | undefined, bridge: cfg.mask.bridge as boolean | undefined, top: cfg.mask.top as number | undefined })(countedIn(docs, maskCtx.ledger), maskCtx);
+    docs = maskApply(frequent, m)(countedIn(docs, maskCtx.ledger), maskCtx);
     // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
     stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
   }
   const summary = await runPackJob(
     {
       ...PACK_DEFAULTS,
-      ...definedOnly(cfg.pack),
+      ...resolvePackOptions(cfg.pack),
       inputs: [],
       out,
       tokenizer: cfg.tokenizer,
@@ -138,22 +131,6 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   );
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
-}
-
-/** Readers count records in and drops; what they yield is counted out here. */
-async function* countedOut(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterable<Doc> {
-  for await (const d of docs) {
-    ledger.output();
-    yield d;
-  }
-}
-
-/** A transform stage counts what it emits and drops; what it receives is counted in here. */
-async function* countedIn(docs: AsyncIterable<Doc>, ledger: Ledger): AsyncIterable<Doc> {
-  for await (const d of docs) {
-    ledger.input();
-    yield d;
-  }
 }
 
 function readPrepared(runDir: string, fingerprint: string): Prepared | undefined {
@@ -182,10 +159,10 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
       mkdirSync(ctx.workDir!, { recursive: true });
       ctx.ledger.printDrops(source.name);
-      let docs = sourceDocs(source, ctx, runDir);
+      let docs = sourceDocs(source, ctx);
       // Each stage after the source keeps its own ledger: its unit is the document it gets.
       const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir }) }));
-      for (const { t, c } of thenCtx) docs = fimStage(fimOptions(t.options))(countedIn(docs, c.ledger), c);
+      for (const { t, c } of thenCtx) docs = thenStage(t)(countedIn(docs, c.ledger), c);
       for await (const d of docs) {
         await writer.write(docToJson(d));
         documents++;
@@ -201,12 +178,8 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   try {
     if (cfg.mask) {
       counts = 'mask-counts.bin';
-      await countSegments(all(), join(runDir, counts), {
-        minChars: cfg.mask.minChars as number | undefined,
-        memoryMb: cfg.mask.memoryMb as number | undefined,
-        samples: cfg.mask.samples as number | undefined,
-        workDir: join(runDir, 'tmp', 'mask'),
-      });
+      const m = resolveMaskOptions(cfg.mask);
+      await countSegments(all(), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask') });
     } else {
       for await (const _ of all()) void _;
     }
@@ -221,71 +194,13 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   return prepared;
 }
 
-/** One source of the config as a document stream. */
-function sourceDocs(s: SourceConfig, ctx: StageContext, runDir: string): AsyncIterable<Doc> {
-  const opt = s.options;
-  switch (s.type) {
-    case 'documents':
-      return countedOut(readDocuments(s.inputs, ctx.ledger, ctx.owns), ctx.ledger);
-    case 'code':
-      return countedOut(fimInputDocs(s.inputs, ctx.ledger, ctx.seed, (opt.maxFileBytes as number | undefined) ?? 1 << 20, ctx.owns), ctx.ledger);
-    case 'repos':
-      return serializeRepos(s.inputs, { ...opt, ...(typeof opt.order === 'string' ? { order: parseOrderWeights(opt.order) } : {}) } as never, ctx);
-    case 'web': {
-      const web: RewriteWebOptions = { ...(opt as RewriteWebOptions) };
-      if (opt.llm) web.llm = { ...LLM_DEFAULTS, prompt: DEFAULT_PROMPT, ...(opt.llm as object) } as RewriteWebOptions['llm'];
-      const pages = readWebInputs(s.inputs, ctx, { maxPageBytes: (opt.maxPageBytes as number | undefined) ?? DEFAULT_MAX_PAGE_BYTES });
-      return rewriteWeb(web)(pages, ctx);
-    }
-    case 'edits':
-      return editSamples(editUnits(s, ctx, runDir), editOptions(opt), ctx);
-  }
+/** One source of the config as a document stream, through the registry (src/job/registry.ts). */
+function sourceDocs(s: SourceConfig, ctx: StageContext): AsyncIterable<Doc> {
+  const entry = sourceEntry(s.type);
+  return entry.read(s.inputs, entry.resolve(s.options), ctx);
 }
 
-async function* editUnits(s: SourceConfig, ctx: StageContext, runDir: string): AsyncIterable<EditUnit> {
-  const o = s.options;
-  const history: HistoryOptions = {
-    ...DEFAULT_HISTORY_OPTIONS,
-    ...(definedOnly({ rev: o.rev, maxCommits: o.maxCommits, maxFileBytes: o.maxFileBytes, maxCommitBytes: o.maxCommitBytes, maxFiles: o.maxFiles, related: o.related, repoName: o.repoName }) as Partial<HistoryOptions>),
-    granularity: o.per === 'file' ? 'file' : 'commit',
-    owns: ctx.owns,
-  };
-  const files = new Ledger();
-  for (const input of s.inputs) {
-    if (input.endsWith('.bundle')) {
-      // A git bundle (a history shipped as one file) is cloned into the work folder first.
-      const dir = join(runDir, 'git', basename(input, '.bundle'));
-      if (!existsSync(join(dir, '.git'))) {
-        rmSync(dir, { recursive: true, force: true });
-        const r = spawnSync('git', ['clone', '--quiet', input, dir], { encoding: 'utf8' });
-        if (r.status !== 0) throw new Error(`${input}: git clone of the bundle failed: ${r.stderr.trim()}`);
-      }
-      yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files);
-    } else if (statSync(input).isDirectory()) {
-      yield* historyUnits(input, history, ctx.seed, ctx.ledger, files);
-    } else {
-      yield* rowUnits(input, ctx.ledger, ctx.owns);
-    }
-  }
-  ctx.stats.edit_files = files.toJSON();
-}
-
-function editOptions(o: Record<string, unknown>): EditOptions {
-  const spec = typeof o.formats === 'string' ? o.formats : undefined;
-  return {
-    ...DEFAULT_EDIT_OPTIONS,
-    ...(definedOnly({ maskPrompt: o.maskPrompt, maxContextLines: o.maxContextLines, gitBatch: o.gitBatch }) as Partial<EditOptions>),
-    ...(spec ? { formats: { mode: spec.includes('=') ? ('pick' as const) : ('all' as const), weights: parseWeights(spec, EDIT_FORMATS, 'edits formats') } } : {}),
-  };
-}
-
-function fimOptions(o: Record<string, unknown>): FimOptions {
-  const r: FimOptions = { ...DEFAULT_FIM_OPTIONS, ...(o as Partial<FimOptions>) };
-  if (typeof o.formats === 'string') r.formats = { fim: 0, chat_fim: 0, sr_fim: 0, ...parseWeights(o.formats, FIM_FORMATS, 'fim formats') };
-  if (typeof o.spans === 'string') r.spans = { char: 0, line: 0, unit: 0, ...parseWeights(o.spans, ['char', 'line', 'unit'] as const, 'fim spans') };
-  return r;
-}
-
-function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+function thenStage(t: ThenConfig): Stage {
+  const entry = stageEntry(t.type);
+  return entry.stage(entry.resolve(t.options));
 }

@@ -35,7 +35,7 @@ test('run config: wrong keys and values are named with their path', () => {
     ['sources: []\n', /sources: must be a non-empty list/],
     ['sources:\n  - type: repos\n    inputs: [x]\n    options: {ordr: alpha}\n', /sources\[0\]\.options\.ordr: unknown key \(allowed: order,/],
     ['sources:\n  - type: repoz\n    inputs: [x]\n', /sources\[0\]\.type: must be one of repos, web, edits, code, documents/],
-    ['sources:\n  - type: web\n    inputs: [x]\npack: {seqLen: -3}\n', /pack\.seqLen: must be an integer >= 1/],
+    ['sources:\n  - type: web\n    inputs: [x]\npack: {seqLen: -3}\n', /pack\.seqLen: must be an integer in 1\.\.∞, got -3/],
     ['sources:\n  - type: web\n    inputs: [x]\nmask: {minDoc: 3}\n', /mask\.minDoc: unknown key/],
     ['sources:\n  - type: web\n    inputs: [x]\n    then: [{type: fim, options: {rate: 1}}]\n', /sources\[0\]\.then\[0\]\.options\.rate: unknown key/],
     ['sources: [: bad\n', /not valid YAML/],

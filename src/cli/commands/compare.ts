@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { action, intOption } from '../common.js';
+import { action } from '../common.js';
+import { addOptions, resolveFlags } from '../options.js';
+import { PACK_OPTIONS, PACKER_KEYS, resolvePackOptions } from '../../job/pack-options.js';
 import {
-  DEFAULT_CAPACITY,
-  OVERLONG_POLICIES,
   readLengthFile,
   StrategyComparer,
   type OverlongPolicy,
@@ -25,24 +25,17 @@ interface CompareOpts {
 const PROGRESS_MIN_BYTES = 16 << 20;
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('compare')
     .description(
       'Compare the five packing strategies of Table 13 (concat-then-split, restart-last-document, pad-last-document, ' +
         'best-fit without and with overlong handling) on a file of document lengths, one per line',
     )
     .requiredOption('--lengths <file>', 'document lengths in tokens (end-of-text included), one per line; .gz/.zst read too')
-    .option('--seq-len <L>', 'bin capacity L in tokens', intOption('--seq-len', 1), DEFAULT_CAPACITY)
-    .addOption(
-      new Option('--overlong <policy>', 'overlong policy for the last strategy (boundary needs boundaries: here it falls back to split)')
-        .choices(OVERLONG_POLICIES as string[])
-        .default('split'),
-    )
-    .option('--slide-stride <n>', "stride of the 'slide' policy (default L/2)", intOption('--slide-stride', 1))
-    .option('--window-units <n>', 'best-fit window: units placed longest first together', intOption('--window-units', 1))
-    .option('--max-open-bins <n>', 'bins held open at most', intOption('--max-open-bins', 1))
-    .option('--json', 'print one JSON object keyed by strategy')
-    .action(action(async (opts: CompareOpts) => compare(opts)));
+    .option('--json', 'print one JSON object keyed by strategy');
+  addOptions(cmd, PACK_OPTIONS, PACKER_KEYS).action(
+    action(async (o: Record<string, unknown>) => compare({ lengths: o.lengths as string, json: o.json as boolean | undefined, ...resolveFlags(PACK_OPTIONS, o, resolvePackOptions, PACKER_KEYS) })),
+  );
 }
 
 async function compare(opts: CompareOpts): Promise<void> {

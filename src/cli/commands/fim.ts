@@ -1,22 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { parseWeights } from '../../core/weights.js';
-import { action, addSeedOption, floatOption, intOption, runStage } from '../common.js';
-import { DEFAULT_FIM_OPTIONS, FIM_FORMATS, fimStage, type FimOptions } from '../../stages/fim/stage.js';
-import { SPAN_MODES } from '../../stages/fim/spans.js';
+import type { Command } from 'commander';
+import { action, addOutOptions, addSeedOption, runStage } from '../common.js';
+import { addOptions, flagValues, resolveFlags } from '../options.js';
+import { fimStage } from '../../stages/fim/stage.js';
+import { FIM_OPTIONS, resolveFimOptions } from '../../stages/fim/options.js';
+import { CODE_OPTIONS, resolveCodeOptions } from '../../stages/fim/code-options.js';
 import { fimInputDocs } from '../../stages/fim/inputs.js';
-
-/** "a=1,b=2" (weights) or "a,b" (weight 1 each), every key one of `keys`. */
-export function weightsOption<K extends string>(name: string, keys: readonly K[]) {
-  return (v: string): Partial<Record<K, number>> => {
-    try {
-      return parseWeights(v, keys, name);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
-  };
-}
-
-const fmtWeights = (w: Record<string, number>) => Object.entries(w).map(([k, n]) => `${k}=${n}`).join(',');
 
 export function register(program: Command): void {
   const cmd = program
@@ -25,33 +13,16 @@ export function register(program: Command): void {
       'Turn code documents into FIM (PSM/SPM), chat-FIM and search-and-replace FIM samples, each verified; ' +
         'documents not chosen (1 - fim rate) pass through unchanged',
     )
-    .argument('<inputs...>', 'JSONL documents (text or repo kind), or code files and folders')
-    .requiredOption('--out <file>', 'output JSONL ("-" for stdout); OUT.manifest.json is written beside it')
-    .option('--fim-rate <x>', 'share of documents transformed', floatOption('--fim-rate', 0, 1), DEFAULT_FIM_OPTIONS.fimRate)
-    .option('--spm-rate <x>', 'share of FIM and chat-FIM samples in SPM order', floatOption('--spm-rate', 0, 1), DEFAULT_FIM_OPTIONS.spmRate)
-    .option('--formats <weights>', `sample formats by weight (${FIM_FORMATS.join(', ')})`, weightsOption('--formats', FIM_FORMATS), DEFAULT_FIM_OPTIONS.formats)
-    .option('--spans <weights>', `span choice by weight (${SPAN_MODES.join(', ')})`, weightsOption('--spans', SPAN_MODES), DEFAULT_FIM_OPTIONS.spans)
-    .option('--mask-prompt', 'exclude the prompt of chat-FIM and S&R FIM samples from the loss', false)
-    .option('--placeholder <text>', 'S&R FIM: text marking where the middle was', DEFAULT_FIM_OPTIONS.placeholder)
-    .option('--no-placeholder', 'S&R FIM: remove the middle without a mark')
-    .option('--max-context-lines <n>', 'S&R: context lines a SEARCH may take on each side to become unique', intOption('--max-context-lines'), DEFAULT_FIM_OPTIONS.maxContextLines)
-    .option('--unit-max-chars <n>', 'files longer than this are not parsed for unit spans (line instead)', intOption('--unit-max-chars'), DEFAULT_FIM_OPTIONS.unitMaxChars)
-    .option('--max-file-bytes <n>', 'code file inputs over this size are dropped (too_large)', intOption('--max-file-bytes', 1), 4 << 20)
-    .option('--quiet', 'no per-record messages or summary');
+    .argument('<inputs...>', 'JSONL documents (text or repo kind), or code files and folders');
+  addOutOptions(cmd);
+  addOptions(cmd, FIM_OPTIONS);
+  addOptions(cmd, CODE_OPTIONS);
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
-      const opts: Partial<FimOptions> = {
-        fimRate: o.fimRate as number,
-        spmRate: o.spmRate as number,
-        formats: { fim: 0, chat_fim: 0, sr_fim: 0, ...(o.formats as object) },
-        spans: { char: 0, line: 0, unit: 0, ...(o.spans as object) },
-        maskPrompt: o.maskPrompt as boolean,
-        placeholder: o.placeholder === false ? '' : (o.placeholder as string),
-        maxContextLines: o.maxContextLines as number,
-        unitMaxChars: o.unitMaxChars as number,
-      };
-      const manifestOpts = { ...o, out: o.out as string, seed: o.seed as number, formats: fmtWeights(opts.formats!), spans: fmtWeights(opts.spans!) };
-      await runStage('fim', manifestOpts, fimStage(opts), (ctx) => fimInputDocs(inputs, ctx.ledger, ctx.seed, o.maxFileBytes as number));
+      const fim = resolveFlags(FIM_OPTIONS, o, resolveFimOptions);
+      const code = resolveFlags(CODE_OPTIONS, o, resolveCodeOptions);
+      const manifestOpts = { out: o.out as string, seed: o.seed as number, quiet: o.quiet as boolean | undefined, ...flagValues(FIM_OPTIONS, o), ...flagValues(CODE_OPTIONS, o) };
+      await runStage('fim', manifestOpts, (ctx) => fimStage(fim)(fimInputDocs(inputs, ctx.ledger, ctx.seed, code.maxFileBytes), ctx));
     }),
   );
 }

@@ -1,13 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { Option, type Command } from 'commander';
-import { action, floatOption, intOption } from '../common.js';
+import { action, floatOption, intOption, QUIET_HELP } from '../common.js';
 import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
+import { addOptions, resolveFlags } from '../options.js';
+import { PACK_OPTIONS, resolvePackOptions } from '../../job/pack-options.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
 import { rankOutDir, resolveRank } from '../../core/ranks.js';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('pack')
     .description(
       'Tokenize documents (JSONL .jsonl/.gz/.zst, Parquet, Arrow), best-fit pack them into bins of exactly L tokens, ' +
@@ -17,30 +19,24 @@ export function register(program: Command): void {
     .argument('<inputs...>', 'document files or folders of them')
     .requiredOption('--out <dir>', 'output folder')
     .option('--tokenizer <name|path>', 'qwen3 (shipped with the package) or a path to a tokenizer.json', PACK_DEFAULTS.tokenizer)
-    .option('--workers <n>', 'tokenizer worker threads (output is identical for any count)', intOption('--workers', 1), availableParallelism())
-    .option('--seq-len <L>', 'tokens per bin', intOption('--seq-len', 1), PACK_DEFAULTS.seqLen)
-    .addOption(new Option('--overlong <policy>', 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated)').choices(['split', 'slide', 'drop', 'boundary']).default(PACK_DEFAULTS.overlong))
-    .option('--slide-stride <n>', 'stride of the slide policy (default L/2)', intOption('--slide-stride', 1))
-    .option('--window-units <n>', 'packing units buffered and placed longest first; memory about 32 bytes each (default 65536)', intOption('--window-units', 1))
-    .option('--max-open-bins <n>', 'bins kept open for more units; past it the fullest closes (default 1024)', intOption('--max-open-bins', 1))
-    .option('--rows-per-shard <n>', 'bins per Arrow shard file', intOption('--rows-per-shard', 1), PACK_DEFAULTS.rowsPerShard)
-    .option('--name <name>', 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)', PACK_DEFAULTS.name)
-    .option('--chunk-tokens <n>', 'tokens per work chunk: how much a killed run may redo', intOption('--chunk-tokens', 1), PACK_DEFAULTS.chunkTokens)
+    .addOption(new Option('--workers <n>', 'tokenizer worker threads; output is identical for any count').argParser(intOption('--workers', 1)).default(availableParallelism(), 'the core count'))
     .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
     .option('--text-field <name>', 'the JSON field or column that holds the text (default: text)')
     .option('--overwrite', 'replace an --out that holds another midpack output (its listed files are removed; other files are never touched)', false)
     .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
     .option('--max-drop-rate <x>', 'exit non-zero when more than this share of the records is dropped (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
     .option('--force-workers', 'use --workers even when it is more than the core count', false)
-    .option('--no-progress', 'no progress bar (it only shows on a terminal anyway)')
+    .option('--no-progress', 'no progress display (a bar on a terminal, a line every few seconds otherwise)')
+    .option('--quiet', QUIET_HELP)
     .option('--rank <r>', 'this process is rank r of --world-size (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .addHelpText(
       'after',
       '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare',
-    )
-    .action(
+    );
+  addOptions(cmd, PACK_OPTIONS).action(
       action(async (inputs: string[], opts) => {
+        const packOptions = resolveFlags(PACK_OPTIONS, opts, resolvePackOptions);
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const out = rankOutDir(opts.out, rank);
         const summary = await runPackJob({
@@ -49,21 +45,14 @@ export function register(program: Command): void {
           out,
           tokenizer: opts.tokenizer,
           workers: opts.workers,
-          seqLen: opts.seqLen,
-          overlong: opts.overlong,
-          slideStride: opts.slideStride,
-          windowUnits: opts.windowUnits,
-          maxOpenBins: opts.maxOpenBins,
-          rowsPerShard: opts.rowsPerShard,
-          name: opts.name,
-          chunkTokens: opts.chunkTokens,
+          ...packOptions,
           keepWork: opts.keepWork,
-          progress: opts.progress,
+          progress: opts.progress && !opts.quiet,
           textField: opts.textField,
           overwrite: opts.overwrite,
           forceWorkers: opts.forceWorkers,
         });
-        printSummary(out, summary.manifest, summary.report);
+        if (!opts.quiet) printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
         checkOutcome(summary.manifest.ledger, { pack: summary.manifest.ledger }, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });
       }),

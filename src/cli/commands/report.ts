@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
-import { compareStrategies, type OverlongPolicy } from '../../pack/index.js';
+import { compareStrategies, OVERLONG_POLICIES, type OverlongPolicy } from '../../pack/index.js';
 import { formatSummary } from '../summary.js';
 import { formatTable } from './compare.js';
 import type { ReportJson } from '../../report/figures.js';
@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .description("Print a pack output's report; --compare gives the Table 13 comparison of five packing strategies on the run's own document lengths")
     .argument('<dir>', 'a pack output folder')
     .option('--compare', 'compare concat-then-split, RLD, PLD, BFP and BFP with the overlong policy on these lengths', false)
-    .addOption(new Option('--overlong <policy>', 'policy for the compared BFP (default: the run\'s)').choices(['split', 'slide', 'drop', 'boundary']))
+    .addOption(new Option('--overlong <policy>', "policy for the compared BFP (default: the run's)").choices(OVERLONG_POLICIES as string[]))
     .option('--seq-len <L>', "bin length for the comparison (default: the run's)", intOption('--seq-len', 1))
     .option('--json', 'print JSON', false)
     .action(

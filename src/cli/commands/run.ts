@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { action, floatOption, intOption } from '../common.js';
+import { action, floatOption, intOption, QUIET_HELP } from '../common.js';
 import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
@@ -25,7 +25,8 @@ export function register(program: Command): void {
     .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
     .option('--max-drop-rate <x>', 'exit non-zero when a stage or pack drops more than this share of its records (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
     .option('--force-workers', 'use --workers even when it is more than the core count', false)
-    .option('--no-progress', 'no progress bar')
+    .option('--no-progress', 'no progress display (a bar on a terminal, a line every few seconds otherwise)')
+    .option('--quiet', QUIET_HELP)
     .addHelpText(
       'after',
       '\nOne machine:   midpack run examples/pipeline.yaml\n' +
@@ -35,23 +36,25 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers });
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress && !opts.quiet, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers });
         if (!r.summary) {
-          process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
+          if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
         }
-        for (const [name, s] of Object.entries(r.prepared.stages)) {
-          const dropped = Object.entries(s.ledger.dropped).map(([k, v]) => `${k} ${v}`).join(', ');
-          process.stderr.write(`  ${name} (${s.type}): ${s.ledger.records_in} in, ${s.ledger.records_out} out${dropped ? `; dropped ${dropped}` : ''}${s.balanced ? '' : ' (NOT balanced)'}\n`);
+        if (!opts.quiet) {
+          for (const [name, s] of Object.entries(r.prepared.stages)) {
+            const dropped = Object.entries(s.ledger.dropped).map(([k, v]) => `${k} ${v}`).join(', ');
+            process.stderr.write(`  ${name} (${s.type}): ${s.ledger.records_in} in, ${s.ledger.records_out} out${dropped ? `; dropped ${dropped}` : ''}${s.balanced ? '' : ' (NOT balanced)'}\n`);
+          }
+          printSummary(r.out, r.summary.manifest, r.summary.report);
         }
-        printSummary(r.out, r.summary.manifest, r.summary.report);
         if (!r.summary.manifest.balanced || Object.values(r.prepared.stages).some((s) => !s.balanced)) throw new Error('the accounting does not balance');
         const ledgers = Object.fromEntries([...Object.entries(r.prepared.stages).map(([k, s]) => [k, s.ledger] as const), ['pack', r.summary.manifest.ledger] as const]);
         checkOutcome(r.summary.manifest.ledger, ledgers, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
-import { MinHeap } from './heap.js';
+import { MinHeap } from '../../core/heap.js';
 import { hashHex, type SegmentParams } from './segments.js';
 
 /**

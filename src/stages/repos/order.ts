@@ -1,5 +1,5 @@
 import { Rng } from '../../core/random.js';
-import { MinHeap } from '../mask/heap.js';
+import { MinHeap } from '../../core/heap.js';
 import { buildImportGraph, comparePaths, type SourceFile } from './imports.js';
 
 /**

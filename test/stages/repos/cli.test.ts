@@ -45,7 +45,7 @@ test('bad options and inputs give one clear error and exit code 1', async () => 
   } finally {
     process.stderr.write = write;
   }
-  assert.match(errors.join(''), /unknown ordering "size=1"/);
+  assert.match(errors.join(''), /--order: "size" is not one of alpha, dependency, random, got "size=1"/);
   assert.match(errors.join(''), /input not found: no\/such\/folder/);
   assert.match(errors.join(''), /package\.json: not a folder, a \.jsonl/);
 });

@@ -1,5 +1,5 @@
 import { structuredPatch } from 'diff';
-import { splitLines } from './text.js';
+import { splitLines } from '../fim/text.js';
 
 /**
  * Unified diffs in git's format (`diff --git`, `new file mode`, `rename from` ...), made

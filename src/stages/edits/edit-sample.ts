@@ -4,12 +4,12 @@ import type { StageContext } from '../../core/stage.js';
 import type { Doc } from '../../doc/document.js';
 import { TextBuilder } from '../../doc/text-builder.js';
 import { formatRepoDocument } from '../repos/format.js';
-import { SR_FORMAT_HELP } from './fim-sample.js';
+import { SR_FORMAT_HELP } from '../fim/fim-sample.js';
 import { gitApplyCheck } from './git-apply.js';
 import { applyGitDiff, gitDiff, type FileChange } from './git-diff.js';
 import type { ChangeSet, EditUnit } from './history.js';
-import { applyBlocks, buildBlocks, formatBlocks, parseBlocks, type EditBlock } from './search-replace.js';
-import { appendFormatted, chatml, chatTurns } from './text.js';
+import { applyBlocks, buildBlocks, formatBlocks, parseBlocks, type EditBlock } from '../fim/search-replace.js';
+import { appendFormatted, chatml, chatTurns } from '../fim/text.js';
 
 /**
  * Edit samples (kind `edit`): a ChatML conversation whose user turn holds the description

@@ -6,7 +6,7 @@ import type { RepoFile } from '../repos/format.js';
 import { CatFile, git, gitLines } from './git.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
-import { decodeText } from './text.js';
+import { decodeText } from '../fim/text.js';
 
 /**
  * Where edit samples come from: the commits of a git repository, or rows with `before`,

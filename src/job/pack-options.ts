@@ -1,0 +1,42 @@
+import { resolveTable, type OptionTable } from '../core/options.js';
+import { DEFAULT_MAX_OPEN_BINS, DEFAULT_WINDOW_UNITS, OVERLONG_POLICIES, type OverlongPolicy } from '../pack/packer.js';
+import { PACK_DEFAULTS } from './pack-job.js';
+
+/**
+ * Packing's options (`midpack pack` flags, a config's `pack:`; `compare` takes the packer's
+ * five). The manifest's `config` records them in snake_case (seqLen → seq_len).
+ */
+export const PACK_OPTIONS = {
+  seqLen: { type: 'int', min: 1, default: PACK_DEFAULTS.seqLen, arg: '<L>', help: 'tokens per bin (L)' },
+  overlong: {
+    type: 'string',
+    choices: OVERLONG_POLICIES,
+    default: PACK_DEFAULTS.overlong,
+    arg: '<policy>',
+    help: 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated), truncate (keep the first L)',
+  },
+  slideStride: { type: 'int', min: 1, help: 'stride of the slide policy (default: L/2)' },
+  windowUnits: { type: 'int', min: 1, default: DEFAULT_WINDOW_UNITS, help: 'packing units buffered and placed longest first; memory about 32 bytes each' },
+  maxOpenBins: { type: 'int', min: 1, default: DEFAULT_MAX_OPEN_BINS, help: 'bins kept open for more units; past it the fullest closes' },
+  rowsPerShard: { type: 'int', min: 1, default: PACK_DEFAULTS.rowsPerShard, help: 'bins per Arrow shard file' },
+  name: { type: 'string', arg: '<name>', default: PACK_DEFAULTS.name, help: 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)' },
+  chunkTokens: { type: 'int', min: 1, default: PACK_DEFAULTS.chunkTokens, help: 'tokens per work chunk: how much a killed run may redo' },
+} satisfies OptionTable;
+
+/** The packer's own options, shared with `compare`. */
+export const PACKER_KEYS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins'] as const;
+
+export interface PackOptions {
+  seqLen: number;
+  overlong: OverlongPolicy;
+  slideStride?: number;
+  windowUnits: number;
+  maxOpenBins: number;
+  rowsPerShard: number;
+  name: string;
+  chunkTokens: number;
+}
+
+export function resolvePackOptions(raw: Record<string, unknown>): PackOptions {
+  return resolveTable(PACK_OPTIONS, raw) as unknown as PackOptions;
+}

@@ -1,0 +1,69 @@
+import type { OptionTable } from '../core/options.js';
+import { resolveTable } from '../core/options.js';
+import type { Stage, StageContext } from '../core/stage.js';
+import type { Doc } from '../doc/document.js';
+import { EDITS_OPTIONS, resolveEditsOptions } from '../stages/edits/options.js';
+import { editsSource } from '../stages/edits/source.js';
+import { CODE_OPTIONS, resolveCodeOptions } from '../stages/fim/code-options.js';
+import { FIM_OPTIONS, resolveFimOptions } from '../stages/fim/options.js';
+import { fimStage } from '../stages/fim/stage.js';
+import { REPOS_OPTIONS, resolveReposOptions } from '../stages/repos/options.js';
+import { codeSource, documentsSource, reposSource, webSource } from '../stages/sources.js';
+import { WEB_OPTIONS, resolveWebOptions } from '../stages/web/options.js';
+import { rewriteWeb } from '../stages/web/stage.js';
+
+/**
+ * The registry `midpack run` composes a pipeline from, without a switch.
+ *
+ *   SOURCES: `type:` of a config source → its option table, resolver and reader
+ *            `(inputs, options, ctx) => AsyncIterable<Doc>` (ranks: read only what `ctx.owns` accepts).
+ *   STAGES:  `type:` of a `then:` entry → its option table, resolver and `(options) => Stage`,
+ *            a transform `(docs, ctx) => AsyncIterable<Doc>`.
+ *
+ * A new source or stage plugs in with ONE line here, e.g.
+ *   hygiene: { options: HYGIENE_OPTIONS, resolve: resolveHygieneOptions, stage: hygieneStage },
+ * after which the config accepts it (its keys and values checked by the resolver, errors naming
+ * the path and the value) and `run` runs it; its CLI command uses the same table and resolver
+ * (src/cli/options.ts: addOptions, resolveFlags).
+ */
+export interface SourceEntry<O = never> {
+  options: OptionTable;
+  resolve: (raw: Record<string, unknown>) => O;
+  read: (inputs: string[], options: O, ctx: StageContext) => AsyncIterable<Doc>;
+}
+
+export interface StageEntry<O = never> {
+  options: OptionTable;
+  resolve: (raw: Record<string, unknown>) => O;
+  stage: (options: O) => Stage;
+}
+
+// Each entry pairs a resolver with the reader of its own options type; the maps hold them erased.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export const SOURCES: Record<string, SourceEntry<any>> = {
+  repos: { options: REPOS_OPTIONS, resolve: resolveReposOptions, read: reposSource },
+  web: { options: WEB_OPTIONS, resolve: resolveWebOptions, read: webSource },
+  edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource },
+  code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },
+  documents: { options: {}, resolve: (raw) => resolveTable({}, raw), read: documentsSource },
+};
+
+/** Stages that transform documents, for a source's `then:`. */
+export const STAGES: Record<string, StageEntry<any>> = {
+  fim: { options: FIM_OPTIONS, resolve: resolveFimOptions, stage: fimStage },
+  web: { options: WEB_OPTIONS, resolve: resolveWebOptions, stage: rewriteWeb },
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** One configured source as a document stream: options resolved, read, then each stage in order. */
+export function sourceEntry(type: string): SourceEntry<unknown> {
+  const e = SOURCES[type];
+  if (!e) throw new Error(`unknown source type "${type}" (one of ${Object.keys(SOURCES).join(', ')})`);
+  return e as SourceEntry<unknown>;
+}
+
+export function stageEntry(type: string): StageEntry<unknown> {
+  const e = STAGES[type];
+  if (!e) throw new Error(`unknown stage type "${type}" (one of ${Object.keys(STAGES).join(', ')})`);
+  return e as StageEntry<unknown>;
+}

@@ -1,0 +1,55 @@
+import { DEFAULT_MAX_FILE_BYTES, resolveTable, type OptionTable } from '../../core/options.js';
+import { parseWeights } from '../../core/weights.js';
+import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, type EditFormat, type EditOptions } from './edit-sample.js';
+import { DEFAULT_HISTORY_OPTIONS, type HistoryOptions } from './history.js';
+
+/** The edits source's options (`midpack edits` flags, a config's `type: edits` options). */
+export const EDITS_OPTIONS = {
+  formats: {
+    type: 'weights',
+    keys: EDIT_FORMATS,
+    default: 'sr,diff',
+    arg: '<list>',
+    help: `answer formats (${EDIT_FORMATS.join(', ')}): "sr,diff" writes one sample per format; "sr=2,diff=1" draws one per change by weight`,
+  },
+  per: { type: 'string', choices: ['commit', 'file'], default: DEFAULT_HISTORY_OPTIONS.granularity, arg: '<unit>', help: 'one sample per commit or per changed file' },
+  rev: { type: 'string', arg: '<rev>', default: DEFAULT_HISTORY_OPTIONS.rev, help: 'the revision whose history is walked' },
+  maxCommits: { type: 'int', min: 1, help: 'walk at most this many commits (default: all)' },
+  maxFileBytes: { type: 'int', min: 1, default: DEFAULT_MAX_FILE_BYTES, help: 'changed files over this size are dropped (too_large)' },
+  maxCommitBytes: { type: 'int', min: 1, default: DEFAULT_HISTORY_OPTIONS.maxCommitBytes, help: 'commits whose changed text is over this are dropped (too_large)' },
+  maxFiles: { type: 'int', min: 1, default: DEFAULT_HISTORY_OPTIONS.maxFiles, help: 'commits changing more files are dropped (too_large)' },
+  related: { type: 'int', min: 0, default: DEFAULT_HISTORY_OPTIONS.related, help: 'unchanged files of the repository added to the context as noise' },
+  repoName: { type: 'string', arg: '<name>', help: 'repository name in the samples (default: the folder or bundle name)' },
+  maskPrompt: { type: 'boolean', default: DEFAULT_EDIT_OPTIONS.maskPrompt, help: 'exclude the prompt from the loss' },
+  maxContextLines: { type: 'int', min: 0, default: DEFAULT_EDIT_OPTIONS.maxContextLines, help: 'context lines a SEARCH may take on each side to become unique' },
+  gitBatch: { type: 'int', min: 1, default: DEFAULT_EDIT_OPTIONS.gitBatch, help: 'diffs checked by one git apply --check run' },
+} satisfies OptionTable;
+
+/** How history is walked, and how each change becomes samples. */
+export interface EditsOptions {
+  history: HistoryOptions;
+  edit: EditOptions;
+}
+
+export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions {
+  const r = resolveTable(EDITS_OPTIONS, raw) as Record<string, never>;
+  const spec = r.formats as string;
+  const history: HistoryOptions = {
+    rev: r.rev,
+    maxCommits: r.maxCommits ?? DEFAULT_HISTORY_OPTIONS.maxCommits,
+    maxFileBytes: r.maxFileBytes,
+    maxCommitBytes: r.maxCommitBytes,
+    maxFiles: r.maxFiles,
+    related: r.related,
+    granularity: r.per,
+    ...(r.repoName === undefined ? {} : { repoName: r.repoName }),
+  };
+  const edit: EditOptions = {
+    ...DEFAULT_EDIT_OPTIONS,
+    formats: { mode: spec.includes('=') ? 'pick' : 'all', weights: parseWeights(spec, EDIT_FORMATS, 'formats') as Partial<Record<EditFormat, number>> },
+    maskPrompt: r.maskPrompt,
+    maxContextLines: r.maxContextLines,
+    gitBatch: r.gitBatch,
+  };
+  return { history, edit };
+}

@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Ledger } from '../../core/ledger.js';
+import type { StageContext } from '../../core/stage.js';
+import type { Doc } from '../../doc/document.js';
+import { editSamples, type EditStats } from './edit-sample.js';
+import { historyUnits, rowUnits, type EditUnit } from './history.js';
+import type { EditsOptions } from './options.js';
+
+/**
+ * The edits source: each input is a git repository (a working tree or a bare one), a git bundle
+ * (`.bundle`, a history shipped as one file, cloned into the work folder first) or a JSONL file of
+ * {before, after, description} rows. The same for `midpack edits` and a config's `type: edits`.
+ */
+export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext): AsyncIterable<Doc> {
+  const files = new Ledger();
+  yield* editSamples(editUnits(inputs, options, ctx, files), options.edit, ctx);
+  (ctx.stats.edits as EditStats & { files?: unknown }).files = files.toJSON();
+}
+
+export const isGitRepo = (dir: string): boolean => {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  return st?.isDirectory() === true && (existsSync(join(dir, '.git')) || statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true);
+};
+
+async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger): AsyncIterable<EditUnit> {
+  const history = { ...o.history, owns: ctx.owns };
+  // Bundles are cloned below the context's work folder, or a temporary one this source removes.
+  const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
+  try {
+    for (const input of inputs) {
+      if (input.endsWith('.bundle')) {
+        const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
+        yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files);
+      } else if (isGitRepo(input)) {
+        yield* historyUnits(input, history, ctx.seed, ctx.ledger, files);
+      } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
+      } else {
+        yield* rowUnits(input, ctx.ledger, ctx.owns);
+      }
+    }
+  } finally {
+    if (ownTmp) rmSync(ownTmp, { recursive: true, force: true });
+  }
+}
+
+function cloneBundle(bundle: string, dir: string): string {
+  if (existsSync(join(dir, '.git'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  const r = spawnSync('git', ['clone', '--quiet', bundle, dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${bundle}: git clone of the bundle failed: ${r.stderr.trim()}`);
+  return dir;
+}
