@@ -35,7 +35,7 @@ const JUNK_TAGS = new Set([
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 const UNLIKELY =
-  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar/i;
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
@@ -312,6 +312,45 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
   return out;
 }
 
+/** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
+const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
+const LEAD_LEVELS = 4;
+
+/**
+ * A lead paragraph often sits outside the scored body (in the article header, beside the
+ * title), where sibling gathering does not reach: take lead-classed blocks that come before
+ * the top candidate inside its nearest ancestors.
+ */
+function leadsBefore(top: Element, stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
+  let scope: Element | undefined = top;
+  for (let i = 0; i < LEAD_LEVELS && scope && scope.name !== 'body'; i++) scope = parentElement(scope);
+  if (!scope || scope === top) return [];
+  const leads: Element[] = [];
+  for (const e of descendants(scope, (x) => removed.has(x) || x === top || leads.includes(x))) {
+    if (e === top) break;
+    if (isAncestor(e, top) || !LEAD.test(classAndId(e))) continue;
+    const s = stats.get(e);
+    if (s && s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+  }
+  return leads.filter((e) => precedes(e, top));
+}
+
+/** Whether a comes before b in document order (and is not inside it). */
+function precedes(a: Element, b: Element): boolean {
+  const path = (e: Element) => {
+    const p: Element[] = [];
+    for (let x: Element | undefined = e; x; x = parentElement(x)) p.unshift(x);
+    return p;
+  };
+  const pa = path(a);
+  const pb = path(b);
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  if (i === pa.length || i === pb.length) return false;
+  const parent = pa[i]!.parent!;
+  return parent.children.indexOf(pa[i]!) < parent.children.indexOf(pb[i]!);
+}
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
@@ -364,7 +403,7 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = gatherSiblings(top, scores, stats, removed);
+  const roots = [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)];
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   return { title, roots, removed };
 }
