@@ -312,6 +312,24 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
   return out;
 }
 
+/**
+ * Page chrome that sits inside the article's own container (bylines, dates, share bars, tag
+ * lists, related-story boxes, captions): blocks named so, and small next to the content.
+ */
+const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply)([-_\s]|$)/i;
+const CHROME_MAX_SHARE = 0.25;
+
+function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
+  for (const root of roots) {
+    const total = stats.get(root)?.text ?? 0;
+    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
+      const s = stats.get(e);
+      if (!s || s.pre > 0 || !CHROME.test(classAndId(e))) continue;
+      if (s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+    }
+  }
+}
+
 /** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
 const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
 const LEAD_LEVELS = 4;
@@ -405,5 +423,6 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const top = pickTop(body, scores);
   const roots = [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)];
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
+  if (flags.stripUnlikely) pruneChrome(roots, stats, removed);
   return { title, roots, removed };
 }
