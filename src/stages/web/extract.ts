@@ -11,6 +11,12 @@ export interface ExtractFlags {
   stripUnlikely: boolean;
   weightClasses: boolean;
   cleanConditionally: boolean;
+  /**
+   * The last resort before a page is dropped as too short: forms, headers and hidden blocks
+   * count as content too (ASP.NET pages wrap the whole page in one `<form>`; some pages hide
+   * the article until a script shows it).
+   */
+  inclusive?: boolean;
 }
 
 export const EXTRACT_ATTEMPTS: ExtractFlags[] = [
@@ -19,6 +25,14 @@ export const EXTRACT_ATTEMPTS: ExtractFlags[] = [
   { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
   { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
 ];
+
+/** Names of the passes, in order, for the stage's figures (`by_pass`). */
+export const EXTRACT_PASS_NAMES = ['strict', 'keep_unlikely', 'no_class_weights', 'no_conditional_cleaning', 'inclusive'] as const;
+
+/** The pass tried when every pass of EXTRACT_ATTEMPTS yields less than the minimum text. */
+export const INCLUSIVE_ATTEMPT: ExtractFlags = { stripUnlikely: false, weightClasses: false, cleanConditionally: false, inclusive: true };
+/** Tags that the inclusive pass keeps although they are usually page furniture. */
+const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label']);
 
 export interface Extraction {
   title: string;
@@ -97,9 +111,9 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const role = attr(n, 'role');
     const names = classAndId(n);
     const drop =
-      JUNK_TAGS.has(name) ||
-      (name === 'header' && !inArticle) ||
-      isHidden(n) ||
+      (JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name))) ||
+      (name === 'header' && !inArticle && !flags.inclusive) ||
+      (isHidden(n) && !flags.inclusive) ||
       JUNK_ROLES.test(role) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !hasPre(n));

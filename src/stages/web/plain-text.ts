@@ -25,9 +25,10 @@ export function markdownToPlainText(markdown: string): string {
         .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
         .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?=[^\w*]|$)/g, '$1$2')
         .replace(/`([^`]*)`/g, '$1')
-        .replace(/^\s*\|/, '')
-        .replace(/\|\s*$/, '')
-        .replace(/\s\|\s/g, ' '),
+        .replace(/^\s*\|\s*/, '')
+        .replace(/\s*(?<!\\)\|\s*$/, '')
+        .replace(/\s(?<!\\)\|\s/g, ' ')
+        .replace(/\\\|/g, '|'),
     );
   }
   return out.join('\n');
