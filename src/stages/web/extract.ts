@@ -338,10 +338,29 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
     const total = stats.get(root)?.text ?? 0;
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       const s = stats.get(e);
-      if (!s || s.pre > 0 || !CHROME.test(classAndId(e))) continue;
-      if (s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      if (!s || s.pre > 0) continue;
+      if (CHROME.test(classAndId(e)) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
     }
   }
+}
+
+/**
+ * "Read also" lines and the link lists under them, in the languages of the web: a short block
+ * that is only such a phrase, and a following sibling that is mostly links.
+ */
+const READ_MORE =
+  /^\s*(related (articles|posts|stories|content)|read (more|also|next)|you (may|might) also like|see also|recommended( for you)?|more (stories|articles) (from|on|about)|das könnte (dich|sie) auch interessieren|(das|dies) (thema )?könnte (dich|sie) auch interessieren|auch interessant|lesen sie (auch|hier)|auch lesen|schon gelesen|weitere (artikel|beiträge|news|themen)( zum thema)?|mehr (zum thema|themen)|zum weiterlesen|beiträge zum thema|ähnliche (artikel|beiträge)|à lire aussi|lire aussi|sur le même sujet|voir aussi|lea también|te puede interesar|también te puede interesar|noticias relacionadas|leggi anche|potrebbe interessarti|articoli correlati)\b[^.]{0,40}[:.!?…]?\s*$/i;
+const READ_MORE_MAX_CHARS = 80;
+
+function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): void {
+  removed.add(e);
+  const parent = e.parent;
+  if (!parent) return;
+  const siblings = parent.children.filter((c): c is Element => c instanceof Element);
+  const next = siblings[siblings.indexOf(e) + 1];
+  const s = next && stats.get(next);
+  if (s && linkDensity(s) > 0.5) removed.add(next!);
 }
 
 /** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
