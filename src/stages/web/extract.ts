@@ -298,6 +298,8 @@ function isAncestor(anc: Element, e: Element): boolean {
   return false;
 }
 
+const SIBLING_PROSE_CHARS = 140;
+
 /** The top candidate plus siblings that look like part of the same article. */
 function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
   const parent = parentElement(top);
@@ -321,6 +323,9 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
     } else if (sib.name === 'p' || sib.name === 'pre') {
       const ld = linkDensity(s);
       if ((s.text > 80 && ld < 0.25) || (s.text > 0 && s.text <= 80 && ld === 0 && /\.( |$)/.test(textOf(sib)))) out.push(sib);
+    } else if (s.text >= SIBLING_PROSE_CHARS && linkDensity(s) < 0.2 && (s.p > 0 || s.commas >= 2)) {
+      // Prose in a block the scores missed (an intro box, a second text column) is the article too.
+      out.push(sib);
     }
   }
   return out;
