@@ -407,6 +407,29 @@ function precedes(a: Element, b: Element): boolean {
   return parent.children.indexOf(pa[i]!) < parent.children.indexOf(pb[i]!);
 }
 
+/**
+ * One level further out than sibling gathering: prose blocks beside the top candidate's parent
+ * (a second text column, the part of the article after an inline widget), in document order.
+ */
+function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
+  const parent = parentElement(top);
+  const grand = parent && parentElement(parent);
+  if (!parent || !grand || parent.name === 'body' || grand.name === 'html') return roots;
+  const out: Element[] = [];
+  for (const sib of grand.children) {
+    if (!(sib instanceof Element) || removed.has(sib)) continue;
+    if (sib === parent) {
+      out.push(...roots);
+      continue;
+    }
+    const s = stats.get(sib);
+    if (!s || s.text < OUTER_PROSE_CHARS || linkDensity(s) >= 0.15 || s.p === 0) continue;
+    if (!roots.some((r) => isAncestor(sib, r))) out.push(sib); // a lead inside it is already taken
+  }
+  return out;
+}
+const OUTER_PROSE_CHARS = 200;
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
@@ -459,7 +482,7 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)];
+  const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   if (flags.stripUnlikely) pruneChrome(roots, stats, removed);
   return { title, roots, removed };
