@@ -335,7 +335,7 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
  * Page chrome that sits inside the article's own container (bylines, dates, share bars, tag
  * lists, related-story boxes, captions): blocks named so, and small next to the content.
  */
-const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply)([-_\s]|$)/i;
+const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
 const CHROME_MAX_SHARE = 0.25;
 
 function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
@@ -344,7 +344,7 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       const s = stats.get(e);
       if (!s || s.pre > 0) continue;
-      if (CHROME.test(classAndId(e)) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
     }
   }
@@ -484,6 +484,6 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const top = pickTop(body, scores);
   const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
-  if (flags.stripUnlikely) pruneChrome(roots, stats, removed);
+  if (!flags.inclusive) pruneChrome(roots, stats, removed);
   return { title, roots, removed };
 }
