@@ -430,13 +430,17 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 }
 const OUTER_PROSE_CHARS = 200;
 
+const CONDITIONAL_MAX_SHARE = 0.5;
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
+    const total = stats.get(root)?.text ?? 0;
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       if (!CONDITIONAL_TAGS.has(e.name)) continue;
       const s = stats.get(e)!;
-      if (s.pre > 0) continue;
+      // A block holding most of the content is the content, whatever its class or links say.
+      if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
       if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
       if (weight + (scores.get(e) ?? 0) < 0) {
