@@ -11,6 +11,12 @@ export interface ExtractFlags {
   stripUnlikely: boolean;
   weightClasses: boolean;
   cleanConditionally: boolean;
+  /**
+   * The last resort before a page is dropped as too short: forms, headers and hidden blocks
+   * count as content too (ASP.NET pages wrap the whole page in one `<form>`; some pages hide
+   * the article until a script shows it).
+   */
+  inclusive?: boolean;
 }
 
 export const EXTRACT_ATTEMPTS: ExtractFlags[] = [
@@ -19,6 +25,14 @@ export const EXTRACT_ATTEMPTS: ExtractFlags[] = [
   { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
   { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
 ];
+
+/** Names of the passes, in order, for the stage's figures (`by_pass`). */
+export const EXTRACT_PASS_NAMES = ['strict', 'keep_unlikely', 'no_class_weights', 'no_conditional_cleaning', 'inclusive'] as const;
+
+/** The pass tried when every pass of EXTRACT_ATTEMPTS yields less than the minimum text. */
+export const INCLUSIVE_ATTEMPT: ExtractFlags = { stripUnlikely: false, weightClasses: false, cleanConditionally: false, inclusive: true };
+/** Tags that the inclusive pass keeps although they are usually page furniture. */
+const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label']);
 
 export interface Extraction {
   title: string;
@@ -35,7 +49,7 @@ const JUNK_TAGS = new Set([
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 const UNLIKELY =
-  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar/i;
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
@@ -97,9 +111,9 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const role = attr(n, 'role');
     const names = classAndId(n);
     const drop =
-      JUNK_TAGS.has(name) ||
-      (name === 'header' && !inArticle) ||
-      isHidden(n) ||
+      (JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name))) ||
+      (name === 'header' && !inArticle && !flags.inclusive) ||
+      (isHidden(n) && !flags.inclusive) ||
       JUNK_ROLES.test(role) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !hasPre(n));
@@ -284,6 +298,8 @@ function isAncestor(anc: Element, e: Element): boolean {
   return false;
 }
 
+const SIBLING_PROSE_CHARS = 140;
+
 /** The top candidate plus siblings that look like part of the same article. */
 function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
   const parent = parentElement(top);
@@ -307,18 +323,124 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
     } else if (sib.name === 'p' || sib.name === 'pre') {
       const ld = linkDensity(s);
       if ((s.text > 80 && ld < 0.25) || (s.text > 0 && s.text <= 80 && ld === 0 && /\.( |$)/.test(textOf(sib)))) out.push(sib);
+    } else if (s.text >= SIBLING_PROSE_CHARS && linkDensity(s) < 0.2 && (s.p > 0 || s.commas >= 2)) {
+      // Prose in a block the scores missed (an intro box, a second text column) is the article too.
+      out.push(sib);
     }
   }
   return out;
 }
 
+/**
+ * Page chrome that sits inside the article's own container (bylines, dates, share bars, tag
+ * lists, related-story boxes, captions): blocks named so, and small next to the content.
+ */
+const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
+const CHROME_MAX_SHARE = 0.25;
+
+function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
+  for (const root of roots) {
+    const total = stats.get(root)?.text ?? 0;
+    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
+      const s = stats.get(e);
+      if (!s || s.pre > 0) continue;
+      if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
+    }
+  }
+}
+
+/**
+ * "Read also" lines and the link lists under them, in the languages of the web: a short block
+ * that is only such a phrase, and a following sibling that is mostly links.
+ */
+const READ_MORE =
+  /^\s*(related (articles|posts|stories|content)|read (more|also|next)|you (may|might) also like|see also|recommended( for you)?|more (stories|articles) (from|on|about)|das könnte (dich|sie) auch interessieren|(das|dies) (thema )?könnte (dich|sie) auch interessieren|auch interessant|lesen sie (auch|hier)|auch lesen|schon gelesen|weitere (artikel|beiträge|news|themen)( zum thema)?|mehr (zum thema|themen)|zum weiterlesen|beiträge zum thema|ähnliche (artikel|beiträge)|à lire aussi|lire aussi|sur le même sujet|voir aussi|lea también|te puede interesar|también te puede interesar|noticias relacionadas|leggi anche|potrebbe interessarti|articoli correlati)\b[^.]{0,40}[:.!?…]?\s*$/i;
+const READ_MORE_MAX_CHARS = 80;
+
+function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): void {
+  removed.add(e);
+  const parent = e.parent;
+  if (!parent) return;
+  const siblings = parent.children.filter((c): c is Element => c instanceof Element);
+  const next = siblings[siblings.indexOf(e) + 1];
+  const s = next && stats.get(next);
+  if (s && linkDensity(s) > 0.5) removed.add(next!);
+}
+
+/** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
+const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
+const LEAD_LEVELS = 4;
+
+/**
+ * A lead paragraph often sits outside the scored body (in the article header, beside the
+ * title), where sibling gathering does not reach: take lead-classed blocks that come before
+ * the top candidate inside its nearest ancestors.
+ */
+function leadsBefore(top: Element, stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
+  let scope: Element | undefined = top;
+  for (let i = 0; i < LEAD_LEVELS && scope && scope.name !== 'body'; i++) scope = parentElement(scope);
+  if (!scope || scope === top) return [];
+  const leads: Element[] = [];
+  for (const e of descendants(scope, (x) => removed.has(x) || x === top || leads.includes(x))) {
+    if (e === top) break;
+    if (isAncestor(e, top) || !LEAD.test(classAndId(e))) continue;
+    const s = stats.get(e);
+    if (s && s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+  }
+  return leads.filter((e) => precedes(e, top));
+}
+
+/** Whether a comes before b in document order (and is not inside it). */
+function precedes(a: Element, b: Element): boolean {
+  const path = (e: Element) => {
+    const p: Element[] = [];
+    for (let x: Element | undefined = e; x; x = parentElement(x)) p.unshift(x);
+    return p;
+  };
+  const pa = path(a);
+  const pb = path(b);
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  if (i === pa.length || i === pb.length) return false;
+  const parent = pa[i]!.parent!;
+  return parent.children.indexOf(pa[i]!) < parent.children.indexOf(pb[i]!);
+}
+
+/**
+ * One level further out than sibling gathering: prose blocks beside the top candidate's parent
+ * (a second text column, the part of the article after an inline widget), in document order.
+ */
+function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
+  const parent = parentElement(top);
+  const grand = parent && parentElement(parent);
+  if (!parent || !grand || parent.name === 'body' || grand.name === 'html') return roots;
+  const out: Element[] = [];
+  for (const sib of grand.children) {
+    if (!(sib instanceof Element) || removed.has(sib)) continue;
+    if (sib === parent) {
+      out.push(...roots);
+      continue;
+    }
+    const s = stats.get(sib);
+    if (!s || s.text < OUTER_PROSE_CHARS || linkDensity(s) >= 0.15 || s.p === 0) continue;
+    if (!roots.some((r) => isAncestor(sib, r))) out.push(sib); // a lead inside it is already taken
+  }
+  return out;
+}
+const OUTER_PROSE_CHARS = 200;
+
+const CONDITIONAL_MAX_SHARE = 0.5;
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
+    const total = stats.get(root)?.text ?? 0;
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       if (!CONDITIONAL_TAGS.has(e.name)) continue;
       const s = stats.get(e)!;
-      if (s.pre > 0) continue;
+      // A block holding most of the content is the content, whatever its class or links say.
+      if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
       if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
       if (weight + (scores.get(e) ?? 0) < 0) {
@@ -364,7 +486,8 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = gatherSiblings(top, scores, stats, removed);
+  const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
+  if (!flags.inclusive) pruneChrome(roots, stats, removed);
   return { title, roots, removed };
 }

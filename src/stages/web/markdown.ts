@@ -130,8 +130,12 @@ function wrap(s: string, mark: string): string {
   return m[2] ? `${m[1]}${mark}${m[2]}${mark}${m[3]}` : s;
 }
 
+/** Soft hyphens and zero-width spaces only mark where a browser may break a word: never text. */
+const INVISIBLE_BREAKS = /[\u00ad\u200b]/g;
+
 function normalizeInline(s: string): string {
   return s
+    .replace(INVISIBLE_BREAKS, '')
     .replace(/[ \t\n\r\f\u00a0]+/g, ' ')
     .split(BR)
     .map((line) => line.trim())

@@ -1,15 +1,17 @@
 import { estimateDepth, parseHtml, treeDepth } from './html.js';
-import { EXTRACT_ATTEMPTS, extractMainContent, findTitle } from './extract.js';
+import { EXTRACT_ATTEMPTS, INCLUSIVE_ATTEMPT, extractMainContent, findTitle, type ExtractFlags } from './extract.js';
 import { MarkdownRenderer, type CodeBlock, type MarkdownOptions, type Rendered } from './markdown.js';
 
 /** The rule-based rewriter: HTML in, main content as Markdown out, or a named reason. */
 export interface RulesOptions extends MarkdownOptions {
   /** Pages nested deeper than this are refused (the parser's cost grows with depth). */
   maxDepth?: number;
+  /** Below this many characters of text after every pass, the inclusive pass is tried too. */
+  minTextChars?: number;
 }
 
 export type RulesResult =
-  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[] }
+  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[]; pass: number }
   | { ok: false; reason: 'too_deep' | 'parse_error'; message: string };
 
 export const DEFAULT_MAX_DEPTH = 512;
@@ -30,13 +32,15 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
   const depth = treeDepth(doc);
   if (depth > maxDepth * 2) return { ok: false, reason: 'too_deep', message: `elements nest ${depth} levels deep (limit ${maxDepth})` };
   const title = findTitle(doc);
-  let best: Rendered | undefined;
-  for (const flags of EXTRACT_ATTEMPTS) {
+  let best: { rendered: Rendered; length: number; pass: number } | undefined;
+  const attempt = (flags: ExtractFlags, pass: number) => {
     const { roots, removed } = extractMainContent(doc, flags, title);
     const rendered = new MarkdownRenderer(removed, options).render(roots, title);
     const length = rendered.markdown.length - title.length;
-    if (!best || length > best.markdown.length - title.length) best = rendered;
-    if (length >= RETRY_BELOW_CHARS) break;
-  }
-  return { ok: true, title, markdown: best!.markdown, codeBlocks: best!.codeBlocks };
+    if (!best || length > best.length) best = { rendered, length, pass };
+    return length;
+  };
+  for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
+  if (best!.length < (options.minTextChars ?? 0) + 2) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
+  return { ok: true, title, markdown: best!.rendered.markdown, codeBlocks: best!.rendered.codeBlocks, pass: best!.pass };
 }

@@ -7,6 +7,7 @@ import { checkRewrite, DEFAULT_GUARD, type GuardOptions } from './guard.js';
 import { countFailure, LlmClient, type LlmOptions } from './llm.js';
 import { rewriteWithRules, type RulesOptions } from './rules.js';
 import type { CodeBlock } from './markdown.js';
+import { EXTRACT_PASS_NAMES } from './extract.js';
 import { bump, webStats, type WebStats } from './stats.js';
 import { wordTokens } from './tokens.js';
 
@@ -80,13 +81,13 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
     ctx.ledger.drop(INVALID_UNICODE, `${where(doc)}: the page holds unpaired UTF-16 surrogates`);
     return undefined;
   }
-  const r = rewriteWithRules(doc.text, options);
+  const minChars = options.minTextChars ?? WEB_DEFAULTS.minTextChars;
+  const r = rewriteWithRules(doc.text, { ...options, minTextChars: minChars });
   if (!r.ok) {
     ctx.ledger.drop(r.reason, `${where(doc)}: ${r.message}`);
     return undefined;
   }
   const body = textWithoutTitle(r.markdown, r.title).trim();
-  const minChars = options.minTextChars ?? WEB_DEFAULTS.minTextChars;
   if (body.length < minChars) {
     ctx.ledger.drop('too_little_text', `${where(doc)}: ${body.length} characters of text after extraction (minimum ${minChars})`);
     return undefined;
@@ -95,6 +96,7 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
     ctx.ledger.drop('duplicate', `${where(doc)}: same content as an earlier page`);
     return undefined;
   }
+  bump(webStats(ctx).by_pass, EXTRACT_PASS_NAMES[r.pass] ?? String(r.pass));
   return { doc, markdown: r.markdown, title: r.title, codeBlocks: r.codeBlocks };
 }
 

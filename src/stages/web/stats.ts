@@ -4,6 +4,8 @@ import type { StageContext } from '../../core/stage.js';
 export interface WebStats {
   pages_rewritten: number;
   by_method: { rules: number; llm: number };
+  /** Which extraction pass produced each kept page (the strict one first, the inclusive one last). */
+  by_pass: Record<string, number>;
   code_blocks: number;
   code_languages: Record<string, number>;
   warc_records_skipped: number;
@@ -24,6 +26,7 @@ export function webStats(ctx: StageContext): WebStats {
   const s: WebStats = {
     pages_rewritten: 0,
     by_method: { rules: 0, llm: 0 },
+    by_pass: {},
     code_blocks: 0,
     code_languages: {},
     warc_records_skipped: 0,

@@ -1,0 +1,35 @@
+/**
+ * Markdown back to the plain text a reader sees: what evaluations match snippets against, so
+ * `**bold**`, `# ` and `| cell |` do not count as missing words. Fenced code stays as it is.
+ */
+export function markdownToPlainText(markdown: string): string {
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) {
+      out.push(line);
+      continue;
+    }
+    if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line)) continue; // table rule
+    out.push(
+      line
+        .replace(/^\s{0,3}#{1,6}\s+/, '')
+        .replace(/^(\s*>)+\s?/, '')
+        .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+        .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+        .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?=[^\w*]|$)/g, '$1$2')
+        .replace(/`([^`]*)`/g, '$1')
+        .replace(/^\s*\|\s*/, '')
+        .replace(/\s*(?<!\\)\|\s*$/, '')
+        .replace(/\s(?<!\\)\|\s/g, ' ')
+        .replace(/\\\|/g, '|'),
+    );
+  }
+  return out.join('\n');
+}
