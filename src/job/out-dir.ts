@@ -153,7 +153,7 @@ function prepareFolder(o: ClaimOptions, fingerprint: string): Marker {
   if (old) {
     if (!o.overwrite) {
       const d = firstDifference(old.components, o.fingerprint);
-      const why = d ? `${d.path} was ${JSON.stringify(d.a)}, now ${JSON.stringify(d.b)}` : 'another fingerprint';
+      const why = !d || d.a === undefined || d.b === undefined ? 'it was made by another command' : `${d.path} was ${JSON.stringify(d.a)}, now ${JSON.stringify(d.b)}`;
       throw new Error(
         `${o.out} holds a midpack output of other inputs or settings (${why}); ${o.what} does not mix or replace it: ` +
           `pass --overwrite to replace it, or choose another --out`,

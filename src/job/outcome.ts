@@ -15,8 +15,10 @@ export interface OutcomeOptions {
 export const OUTCOME_DEFAULTS: OutcomeOptions = { allowEmpty: false, maxDropRate: 1 };
 
 /** Throws when the packed ledger is empty or any ledger drops too much; `ledgers` maps a name to its ledger. */
-export function checkOutcome(packed: LedgerJson, ledgers: Record<string, LedgerJson>, o: OutcomeOptions): void {
-  if (packed.records_out === 0 && !o.allowEmpty) {
+export function checkOutcome(packed: LedgerJson, ledgers: Record<string, LedgerJson>, o: OutcomeOptions, worldSize = 1): void {
+  // One rank of many may own no record at all (the job as a whole is not empty): not a failure.
+  const emptyRank = worldSize > 1 && packed.records_in === 0;
+  if (packed.records_out === 0 && !o.allowEmpty && !emptyRank) {
     const why =
       packed.records_in === 0
         ? 'the inputs hold no records (no document files? pack reads .jsonl, .jsonl.gz, .jsonl.zst, .parquet and .arrow)'

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from './paths.js';
+import { OUTPUT_MARKER } from '../../src/io/inputs.js';
 
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
@@ -28,14 +29,18 @@ export function midpackKilled(args: string[], killAfterMs: number): Promise<{ ki
   });
 }
 
-/** sha256 of every file under dir (relative path → hash), for byte-identity checks. */
+/**
+ * sha256 of every file under dir (relative path → hash), for byte-identity checks. The output
+ * marker (.midpack-output.json) is left out: it records where an output came from (input
+ * paths and mtimes), so it differs between folders by design; it is not data.
+ */
 export function hashTree(dir: string, skip: (rel: string) => boolean = () => false): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       const rel = relative(dir, p);
-      if (skip(rel)) continue;
+      if (skip(rel) || rel === OUTPUT_MARKER) continue;
       if (statSync(p).isDirectory()) walk(p);
       else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
     }

@@ -54,7 +54,7 @@ export function register(program: Command): void {
         });
         if (!opts.quiet) printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
-        checkOutcome(summary.manifest.ledger, { pack: summary.manifest.ledger }, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });
+        checkOutcome(summary.manifest.ledger, { pack: summary.manifest.ledger }, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate }, rank.worldSize);
       }),
     );
 }

@@ -57,7 +57,7 @@ export function register(program: Command): void {
         }
         if (!r.summary.manifest.balanced || Object.values(r.prepared.stages).some((s) => !s.balanced)) throw new Error('the accounting does not balance');
         const ledgers = Object.fromEntries([...Object.entries(r.prepared.stages).map(([k, s]) => [k, s.ledger] as const), ['pack', r.summary.manifest.ledger] as const]);
-        checkOutcome(r.summary.manifest.ledger, ledgers, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate });
+        checkOutcome(r.summary.manifest.ledger, ledgers, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate }, rank.worldSize);
       }),
     );
 }
