@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { action, addSeedOption, floatOption, intOption, runStage } from '../common.js';
 import { DEFAULT_GUARD } from '../../stages/web/guard.js';
-import { DEFAULT_PROMPT, LLM_DEFAULTS, type LlmOptions } from '../../stages/web/llm.js';
+import { DEFAULT_PROMPT, LLM_DEFAULTS, redactEndpoint, type LlmOptions } from '../../stages/web/llm.js';
 import { DEFAULT_MAX_DEPTH } from '../../stages/web/rules.js';
 import { DEFAULT_MAX_PAGE_BYTES, readWebInputs } from '../../stages/web/sources.js';
 import { rewriteWeb, WEB_DEFAULTS } from '../../stages/web/stage.js';
@@ -26,6 +26,7 @@ interface Options {
   llmTimeoutMs: number;
   llmBackoffMs: number;
   llmMaxTokens?: number;
+  llmMaxResponseBytes: number;
   cacheDir: string;
   maxNovel: number;
   minKept: number;
@@ -46,6 +47,7 @@ function llmOptions(o: Options): LlmOptions | undefined {
     backoffMs: o.llmBackoffMs,
     maxBackoffMs: LLM_DEFAULTS.maxBackoffMs,
     maxTokens: o.llmMaxTokens,
+    maxResponseBytes: o.llmMaxResponseBytes,
   };
 }
 
@@ -73,6 +75,7 @@ export function register(program: Command): void {
     .option('--llm-timeout-ms <n>', 'timeout of one request', intOption('--llm-timeout-ms', 1), LLM_DEFAULTS.timeoutMs)
     .option('--llm-backoff-ms <n>', 'first retry delay, doubled each retry', intOption('--llm-backoff-ms'), LLM_DEFAULTS.backoffMs)
     .option('--llm-max-tokens <n>', 'max_tokens of each request', intOption('--llm-max-tokens', 1))
+    .option('--llm-max-response-bytes <n>', 'refuse answers longer than this (response_too_large; the page keeps its rule-based text)', intOption('--llm-max-response-bytes', 1024), LLM_DEFAULTS.maxResponseBytes)
     .option('--cache-dir <dir>', 'persistent LLM answer cache', LLM_DEFAULTS.cacheDir)
     .option('--max-novel <x>', 'guard: largest share of rewrite words absent from the source', floatOption('--max-novel', 0, 1), DEFAULT_GUARD.maxNovelFraction)
     .option('--min-kept <x>', 'guard: smallest share of source words the rewrite keeps', floatOption('--min-kept', 0, 1), DEFAULT_GUARD.minKeptFraction)
@@ -89,7 +92,9 @@ export function register(program: Command): void {
         llm,
         guard: { maxNovelFraction: o.maxNovel, minKeptFraction: o.minKept },
       });
-      const ctx = await runStage('rewrite-web', { ...o }, stage, (c) => readWebInputs(inputs, c, { maxPageBytes: o.maxPageBytes }));
+      // The manifest records the options: never an endpoint's credentials.
+      const recorded = { ...o, ...(o.llmEndpoint ? { llmEndpoint: redactEndpoint(o.llmEndpoint) } : {}) };
+      const ctx = await runStage('rewrite-web', recorded, stage, (c) => readWebInputs(inputs, c, { maxPageBytes: o.maxPageBytes }));
       if (!o.quiet) {
         const s = webStats(ctx);
         const lines = [`pages by method: rules ${s.by_method.rules}, llm ${s.by_method.llm}; code blocks ${s.code_blocks}`];
