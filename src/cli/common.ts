@@ -4,6 +4,7 @@ import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { defaultContext, type StageContext } from '../core/stage.js';
 import { writeDocuments } from '../io/write-documents.js';
+import { removeStaleTemps } from '../io/stale.js';
 
 /** Option parsers that reject bad values with a message naming the option. */
 export function intOption(name: string, min = 0) {
@@ -70,6 +71,7 @@ export async function runStage(
 /** A stage run standalone leaves its accounting beside its output: OUT.manifest.json. */
 export function writeStageManifest(path: string, stage: string, options: Record<string, unknown>, ctx: StageContext): void {
   const body = { stage, options, ledger: ctx.ledger.toJSON(), stats: ctx.stats };
+  removeStaleTemps(path);
   writeFileSync(`${path}.tmp-${process.pid}`, JSON.stringify(body, null, 2) + '\n');
   renameSync(`${path}.tmp-${process.pid}`, path);
 }

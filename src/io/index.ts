@@ -4,3 +4,4 @@ export * from './inputs.js';
 export * from './parquet.js';
 export * from './arrow-rows.js';
 export * from './documents.js';
+export * from './stale.js';

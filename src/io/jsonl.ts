@@ -4,6 +4,7 @@ import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { openBytes, readLines } from './lines.js';
+import { removeStaleTemps } from './stale.js';
 import { docToJson, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 
@@ -78,6 +79,7 @@ export class AtomicLineWriter {
       return;
     }
     mkdirSync(dirname(path), { recursive: true });
+    removeStaleTemps(path); // a killed earlier run's OUT.tmp-PID
     this.file = createWriteStream(this.tmp);
     if (path.endsWith('.gz')) {
       const gz = createGzip();

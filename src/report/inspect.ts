@@ -46,6 +46,19 @@ export async function readBin(outDir: string, n: number): Promise<BinRow> {
 }
 
 /**
+ * Control characters of the data shown as escapes (`\x1b`, `\r`, `\u202e`), so a bin can
+ * never drive the terminal: no ANSI colours, OSC titles or links, carriage-return overwrites,
+ * or bidirectional overrides. Newlines and tabs stay as they are.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\r') return '\\r';
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
  * One bin as a person should check it: each unit under a header line, the text the model
  * sees, masked runs between ⟦ ⟧ (or dimmed on a terminal), and the padding counted.
  */
@@ -60,12 +73,12 @@ export function renderBin(bin: BinRow, tokenizer: MidTokenizer, n: number, color
   let at = 0;
   bin.docLens.forEach((len, u) => {
     const offset = bin.docOffsets[u] ?? 0;
-    out.push(`──── unit ${u + 1}/${bin.docLens.length}  id=${bin.docIds[u]}  kind=${bin.docKinds[u] ?? ''}  tokens=${len}${offset ? `  (continues its document from token ${offset})` : ''}`);
+    out.push(`──── unit ${u + 1}/${bin.docLens.length}  id=${escapeControls(bin.docIds[u] ?? '')}  kind=${escapeControls(bin.docKinds[u] ?? '')}  tokens=${len}${offset ? `  (continues its document from token ${offset})` : ''}`);
     let text = '';
     let runStart = at;
     for (let i = at; i <= at + len; i++) {
       if (i === at + len || bin.lossMask[i] !== bin.lossMask[runStart]) {
-        const piece = tokenizer.decode(bin.inputIds.subarray(runStart, i));
+        const piece = escapeControls(tokenizer.decode(bin.inputIds.subarray(runStart, i)));
         text += bin.lossMask[runStart] === 0 ? `${open}${piece}${close}` : piece;
         runStart = i;
       }

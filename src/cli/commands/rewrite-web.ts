@@ -4,6 +4,7 @@ import { addOptions, flagValues, resolveFlags } from '../options.js';
 import { WEB_OPTIONS, resolveWebOptions } from '../../stages/web/options.js';
 import { webSource } from '../../stages/sources.js';
 import { webStats } from '../../stages/web/stats.js';
+import { redactEndpoint } from '../../stages/web/llm.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -20,7 +21,9 @@ export function register(program: Command): void {
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const options = resolveFlags(WEB_OPTIONS, o, resolveWebOptions);
       const llm = options.llm;
-      const manifestOpts = { out: o.out as string, seed: o.seed as number, quiet: o.quiet as boolean | undefined, ...flagValues(WEB_OPTIONS, o) };
+      const manifestOpts: { out: string; [k: string]: unknown } = { out: o.out as string, seed: o.seed as number, quiet: o.quiet as boolean | undefined, ...flagValues(WEB_OPTIONS, o) };
+      // The manifest records the options: never an endpoint's credentials.
+      if (typeof manifestOpts.llmEndpoint === 'string') manifestOpts.llmEndpoint = redactEndpoint(manifestOpts.llmEndpoint);
       const ctx = await runStage('rewrite-web', manifestOpts, (c) => webSource(inputs, options, c));
       if (!o.quiet) {
         const s = webStats(ctx);

@@ -34,6 +34,27 @@ function unquotePath(s: string): string {
 
 const side = (prefix: string, p: string) => quotePath(prefix + p);
 
+/** A `---`/`+++` name: git ends one holding a space with a TAB, so `git apply` reads it whole. */
+const fileLine = (prefix: string, p: string) => {
+  const name = side(prefix, p);
+  return !name.startsWith('"') && name.includes(' ') ? `${name}\t` : name;
+};
+
+/**
+ * The two names of a `diff --git` line. Git leaves a name with spaces unquoted
+ * (`diff --git a/sp ace.py b/sp ace.py`): equal names split in the middle; for a rename the
+ * `rename from`/`rename to` lines that follow give the names.
+ */
+function headerNames(line: string): [string, string] | undefined {
+  const m = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)\n?$/.exec(line);
+  if (m) return [m[1]!, m[2]!];
+  const rest = line.replace(/\n$/, '').slice('diff --git '.length);
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest[half] === ' ' && rest.slice(0, half).slice(2) === rest.slice(half + 1).slice(2)) return [rest.slice(0, half), rest.slice(half + 1)];
+  const cut = rest.lastIndexOf(' b/');
+  return cut > 0 ? [rest.slice(0, cut), rest.slice(cut + 1)] : undefined;
+}
+
 const range = (start: number, count: number) => {
   const s = count === 0 ? start - 1 : start; // git names the line before an empty range
   return count === 1 ? `${s}` : `${s},${count}`;
@@ -52,8 +73,8 @@ export function fileDiff(c: FileChange, pathPrefix = ''): string {
   const before = c.before ?? '';
   const after = c.after ?? '';
   if (before === after) return out.join('');
-  out.push(`--- ${c.oldPath === null ? '/dev/null' : side('a/' + pathPrefix, oldP)}\n`);
-  out.push(`+++ ${c.newPath === null ? '/dev/null' : side('b/' + pathPrefix, newP)}\n`);
+  out.push(`--- ${c.oldPath === null ? '/dev/null' : fileLine('a/' + pathPrefix, oldP)}\n`);
+  out.push(`+++ ${c.newPath === null ? '/dev/null' : fileLine('b/' + pathPrefix, newP)}\n`);
   for (const h of structuredPatch(oldP, newP, before, after, '', '', { context: CONTEXT_LINES }).hunks) {
     out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n`);
     for (const l of h.lines) out.push(l + '\n');
@@ -84,9 +105,9 @@ export function parseGitDiff(text: string): ParsedFile[] {
   while (i < lines.length) {
     const l = lines[i++]!;
     if (l.startsWith('diff --git ')) {
-      const m = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)\n?$/.exec(l);
-      if (!m) throw new Error(`diff header not understood: ${l.trimEnd()}`);
-      cur = { oldPath: stripSide(m[1]!), newPath: stripSide(m[2]!), hunks: [] };
+      const names = headerNames(l);
+      if (!names) throw new Error(`diff header not understood: ${l.trimEnd()}`);
+      cur = { oldPath: stripSide(names[0]), newPath: stripSide(names[1]), hunks: [] };
       files.push(cur);
     } else if (!cur) {
       throw new Error('diff does not start with "diff --git"');

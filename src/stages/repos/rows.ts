@@ -7,6 +7,7 @@ import { hash64 } from '../../core/random.js';
 import { Ledger } from '../../core/ledger.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { readLines, openBytes } from '../../io/lines.js';
+import { markSpill, removeStaleSpills, spillPrefix } from '../../io/stale.js';
 import { comparePaths, normalizePath } from './imports.js';
 
 /**
@@ -139,6 +140,8 @@ function rowBytes(r: FileRow): number {
  * never changes the bytes written. Within a repository, rows keep their arrival order.
  * The one thing that cannot be split is a single repository: it is held whole.
  */
+const SPILL_PREFIX = 'midpack-repos-';
+
 export async function* groupRows(rows: AsyncIterable<FileRow>, opts: GroupOptions): AsyncIterable<{ repo: string; rows: FileRow[] }> {
   const held: FileRow[] = [];
   let heldBytes = 0;
@@ -151,7 +154,11 @@ export async function* groupRows(rows: AsyncIterable<FileRow>, opts: GroupOption
     held.push(r);
     heldBytes += rowBytes(r);
     if (heldBytes > opts.memoryBytes) {
-      const dir = mkdtempSync(join(opts.workDir ?? tmpdir(), 'midpack-repos-'));
+      const parent = opts.workDir ?? tmpdir();
+      // Spill folders of killed runs (marked, their process gone) go first; then this run's, marked.
+      for (const old of removeStaleSpills(parent, SPILL_PREFIX)) opts.log?.(`serialize-repos: removed the spill folder of a killed run: ${old}`);
+      const dir = mkdtempSync(spillPrefix(parent, SPILL_PREFIX));
+      markSpill(dir);
       opts.log?.(`serialize-repos: more than ${opts.memoryBytes} bytes of rows: grouping through spill files in ${dir}`);
       spill = new Spill(dir, 0);
       for (const h of held) spill.add(h);

@@ -9,7 +9,7 @@ import { bump } from './stats.js';
  * A client for any OpenAI-compatible chat-completions server (vLLM, SGLang, hosted APIs):
  * retries with exponential backoff on 429, 5xx, timeouts, network errors and malformed
  * answers, all bounded in count and time, and a persistent on-disk cache keyed by
- * sha256(model, prompt, input) so that a rerun asks nothing twice. The API key is read from
+ * sha256(endpoint, model, prompt, input) so that a rerun asks nothing twice. The API key is read from
  * an environment variable and goes only into the Authorization header.
  */
 export interface LlmOptions {
@@ -25,6 +25,8 @@ export interface LlmOptions {
   backoffMs: number;
   maxBackoffMs: number;
   maxTokens?: number;
+  /** Answers longer than this many bytes are refused (`response_too_large`), never read whole. */
+  maxResponseBytes?: number;
 }
 
 export const DEFAULT_PROMPT = `You rewrite web pages into clean, faithful Markdown for a training corpus.
@@ -35,7 +37,7 @@ Rewrite the page below. Rules:
 - Do not add anything that is not in the page: no new facts, explanations, summaries, links, URLs or references.
 - Do not translate. Answer with the Markdown only, without any preamble.`;
 
-export const LLM_DEFAULTS = { apiKeyEnv: 'OPENAI_API_KEY', cacheDir: '.midpack-cache/llm', concurrency: 4, maxRetries: 4, timeoutMs: 120_000, backoffMs: 1000, maxBackoffMs: 30_000 };
+export const LLM_DEFAULTS = { apiKeyEnv: 'OPENAI_API_KEY', cacheDir: '.midpack-cache/llm', concurrency: 4, maxRetries: 4, timeoutMs: 120_000, backoffMs: 1000, maxBackoffMs: 30_000, maxResponseBytes: 16 << 20 };
 
 export type LlmOutcome = { ok: true; text: string; cached: boolean } | { ok: false; reason: string; message: string };
 
@@ -45,20 +47,71 @@ export function completionsUrl(endpoint: string): string {
   return /\/chat\/completions$/.test(e) ? e : `${e}/chat/completions`;
 }
 
-export function cacheKey(model: string, prompt: string, input: string): string {
-  return createHash('sha256').update(JSON.stringify([model, prompt, input])).digest('hex');
+/**
+ * An endpoint may carry credentials (`http://user:password@host/v1`): they are taken out of the
+ * URL and sent only as a Basic Authorization header, so neither messages, manifests nor the
+ * cache ever hold them. `url` is the endpoint without them.
+ */
+export function splitCredentials(endpoint: string): { url: string; authorization?: string } {
+  let u: URL;
+  try {
+    u = new URL(endpoint);
+  } catch {
+    return { url: endpoint };
+  }
+  if (!u.username && !u.password) return { url: endpoint };
+  const user = decodeURIComponent(u.username);
+  const password = decodeURIComponent(u.password);
+  u.username = '';
+  u.password = '';
+  return { url: u.toString(), authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+}
+
+/** The endpoint as it may be printed or stored: credentials replaced by `***`. */
+export function redactEndpoint(endpoint: string): string {
+  const { url, authorization } = splitCredentials(endpoint);
+  return authorization ? url.replace('://', '://***@') : url;
+}
+
+/** The answer depends on where it was asked and of which model as much as on the request. */
+export function cacheKey(endpoint: string, model: string, prompt: string, input: string): string {
+  return createHash('sha256').update(JSON.stringify([completionsUrl(splitCredentials(endpoint).url), model, prompt, input])).digest('hex');
+}
+
+/** Reads a response body up to `max` bytes; undefined when it is longer (the rest is never read). */
+async function readBounded(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    if (bytes > max) {
+      await res.body.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 type Attempt = { ok: true; text: string } | { ok: false; retry: boolean; reason: string; message: string; retryAfterMs?: number };
 
 export class LlmClient {
   private readonly url: string;
+  private readonly basicAuth: string | undefined;
 
   constructor(
     private readonly options: LlmOptions,
     private readonly stats: WebStats['llm'],
   ) {
-    this.url = completionsUrl(options.endpoint);
+    const { url, authorization } = splitCredentials(options.endpoint);
+    this.url = completionsUrl(url);
+    this.basicAuth = authorization;
   }
 
   private cachePath(key: string): string {
@@ -78,13 +131,25 @@ export class LlmClient {
     const path = this.cachePath(key);
     mkdirSync(join(this.options.cacheDir, key.slice(0, 2)), { recursive: true });
     const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    writeFileSync(tmp, JSON.stringify({ model: this.options.model, content }) + '\n');
+    writeFileSync(tmp, JSON.stringify({ endpoint: this.url, model: this.options.model, content }) + '\n');
     renameSync(tmp, path);
   }
 
-  /** Rewrites `input`, from the cache when it was answered before. */
+  private key(input: string): string {
+    return cacheKey(this.options.endpoint, this.options.model, this.options.prompt, input);
+  }
+
+  /**
+   * Caches an answer the caller accepted (the guard passed it). Answers are not cached when they
+   * arrive, so a rejected one is asked again on a rerun instead of being served forever.
+   */
+  remember(input: string, answer: string): void {
+    this.writeCache(this.key(input), answer);
+  }
+
+  /** Rewrites `input`, from the cache when it was answered (and accepted) before. */
   async rewrite(input: string): Promise<LlmOutcome> {
-    const key = cacheKey(this.options.model, this.options.prompt, input);
+    const key = this.key(input);
     const cached = this.readCache(key);
     if (cached !== undefined) {
       this.stats.cache_hits++;
@@ -99,10 +164,7 @@ export class LlmClient {
         await sleep(wait);
       }
       last = await this.once(input);
-      if (last.ok) {
-        this.writeCache(key, last.text);
-        return { ok: true, text: last.text, cached: false };
-      }
+      if (last.ok) return { ok: true, text: last.text, cached: false };
       if (!last.retry) break;
     }
     const failure = last as Extract<Attempt, { ok: false }>;
@@ -114,6 +176,7 @@ export class LlmClient {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     const key = process.env[this.options.apiKeyEnv];
     if (key) headers.authorization = `Bearer ${key}`;
+    else if (this.basicAuth) headers.authorization = this.basicAuth;
     const body = {
       model: this.options.model,
       temperature: 0,
@@ -124,10 +187,11 @@ export class LlmClient {
       ...(this.options.maxTokens ? { max_tokens: this.options.maxTokens } : {}),
     };
     let res: Response;
-    let text: string;
+    let text: string | undefined;
+    const maxBytes = this.options.maxResponseBytes ?? LLM_DEFAULTS.maxResponseBytes;
     try {
       res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.options.timeoutMs) });
-      text = await res.text();
+      text = await readBounded(res, maxBytes);
     } catch (e) {
       const name = (e as Error).name;
       const timeout = name === 'TimeoutError' || name === 'AbortError';
@@ -138,6 +202,7 @@ export class LlmClient {
       return { ok: false, retry: true, reason: res.status === 429 ? 'http_429' : 'http_5xx', message: `HTTP ${res.status}`, retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined };
     }
     if (res.status !== 200) return { ok: false, retry: false, reason: `http_${res.status}`, message: `HTTP ${res.status}` };
+    if (text === undefined) return { ok: false, retry: false, reason: 'response_too_large', message: `the answer is over ${maxBytes} bytes` };
     try {
       const json = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] };
       const content = json.choices?.[0]?.message?.content;

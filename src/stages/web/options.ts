@@ -22,6 +22,7 @@ export const WEB_OPTIONS = {
   llmTimeoutMs: { type: 'int', min: 1, default: LLM_DEFAULTS.timeoutMs, help: 'timeout of one request' },
   llmBackoffMs: { type: 'int', min: 0, default: LLM_DEFAULTS.backoffMs, help: 'first retry delay, doubled each retry' },
   llmMaxTokens: { type: 'int', min: 1, help: 'max_tokens of each request' },
+  llmMaxResponseBytes: { type: 'int', min: 1024, default: LLM_DEFAULTS.maxResponseBytes, help: 'refuse answers longer than this (response_too_large; the page keeps its rule-based text)' },
   cacheDir: { type: 'string', arg: '<dir>', default: LLM_DEFAULTS.cacheDir, help: 'persistent LLM answer cache' },
   maxNovel: { type: 'number', min: 0, max: 1, default: DEFAULT_GUARD.maxNovelFraction, help: 'guard: largest share of rewrite words absent from the source' },
   minKept: { type: 'number', min: 0, max: 1, default: DEFAULT_GUARD.minKeptFraction, help: 'guard: smallest share of source words the rewrite keeps' },
@@ -60,6 +61,7 @@ function llmOptions(r: Record<string, never>): LlmOptions | undefined {
     backoffMs: r.llmBackoffMs,
     maxBackoffMs: LLM_DEFAULTS.maxBackoffMs,
     maxTokens: r.llmMaxTokens,
+    maxResponseBytes: r.llmMaxResponseBytes,
   };
 }
 

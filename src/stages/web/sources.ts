@@ -79,6 +79,12 @@ async function* readJsonlPages(file: string, ctx: StageContext): AsyncIterable<D
 async function* readWarcPages(file: string, ctx: StageContext, options: WebSourceOptions): AsyncIterable<Doc> {
   let skipped = 0;
   for await (const item of readWarc(file, options.maxPageBytes)) {
+    if (item.kind === 'broken') {
+      if (ctx.owns && !ctx.owns(`warc:${file}#${item.index}`)) continue;
+      ctx.ledger.input();
+      ctx.ledger.drop('broken_warc_record', `${file}: ${item.message}`);
+      continue;
+    }
     if (item.kind === 'truncated') {
       if (ctx.owns && !ctx.owns(`warc-truncated:${file}`)) break;
       ctx.ledger.input();

@@ -135,6 +135,7 @@ async function llmRewrite(p: Prepared, client: LlmClient, guard: GuardOptions, s
     ctx.log(`midpack: rewrite-web: ${where(p.doc)}: LLM rewrite rejected (${rejection.reason}: ${rejection.detail}); kept the rule-based text`);
     return outputDoc(p, p.markdown, 'rules', rejection.reason, stats);
   }
+  if (!outcome.cached) client.remember(p.markdown, outcome.text);
   stats.llm.rewritten++;
   return outputDoc(p, text, 'llm', undefined, stats);
 }

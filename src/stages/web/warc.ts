@@ -5,7 +5,10 @@ import { openBytes } from '../../io/lines.js';
  * A streaming WARC reader (WARC/1.0 and 1.1, plain or gzip per record): one record at a time,
  * its block held only up to `maxBlockBytes` (a larger block is skipped as it streams by).
  * A record cut short by the end of the file, or a stream that stops decompressing, ends the
- * file with a `truncated` record instead of an exception.
+ * file with a `truncated` record instead of an exception. A record whose Content-Length is wrong
+ * (its block does not end in CRLF CRLF, or runs past the end of the file while another record
+ * header follows inside it) is reported `broken`, and reading resynchronizes on the next
+ * `WARC/1.x` line, looking inside the broken block first, so later records are not lost.
  */
 export interface WarcRecord {
   index: number;
@@ -15,7 +18,10 @@ export interface WarcRecord {
   blockBytes: number;
 }
 
-export type WarcItem = { kind: 'record'; record: WarcRecord } | { kind: 'truncated'; index: number; message: string; headers?: Map<string, string> };
+export type WarcItem =
+  | { kind: 'record'; record: WarcRecord }
+  | { kind: 'truncated'; index: number; message: string; headers?: Map<string, string> }
+  | { kind: 'broken'; index: number; message: string; headers?: Map<string, string> };
 
 /** Bytes pulled from a stream on demand, without concatenating the whole stream. */
 class ByteReader {
@@ -63,6 +69,30 @@ class ByteReader {
     return out;
   }
 
+  /** Puts bytes back at the front of the stream (to scan a broken block again). */
+  unread(buf: Buffer): void {
+    if (!buf.length) return;
+    this.chunks.unshift(buf);
+    this.length += buf.length;
+  }
+
+  /** Discards bytes up to the next `pattern`, which stays in the stream; false at the end of the stream. */
+  async skipTo(pattern: Buffer): Promise<boolean> {
+    for (;;) {
+      const buf = this.head();
+      const at = buf.indexOf(pattern);
+      if (at >= 0) {
+        this.take(at);
+        return true;
+      }
+      this.take(buf.length - Math.min(buf.length, pattern.length - 1)); // keep a tail that may start a match
+      if (!(await this.fill())) {
+        this.take(this.length);
+        return false;
+      }
+    }
+  }
+
   /** Reads exactly n bytes (keeping them only when `keep`); returns what it got before the end of the stream. */
   async read(n: number, keep: boolean): Promise<{ data: Buffer | undefined; got: number }> {
     const parts: Buffer[] = [];
@@ -78,6 +108,21 @@ class ByteReader {
 }
 
 const CRLF2 = Buffer.from('\r\n\r\n');
+/** Where a record starts: a version line at the start of a line. */
+const RECORD_START = Buffer.from('\nWARC/1.');
+
+/** True when the bytes after a block are its CRLF CRLF end (or as much of it as the file holds). */
+function endsRecord(trailer: Buffer): boolean {
+  return trailer.equals(CRLF2) || (trailer.length < 4 && CRLF2.subarray(0, trailer.length).equals(trailer));
+}
+
+/** Moves the reader to the next record header, scanning `block` (put back first) before the rest. */
+async function resync(reader: ByteReader, block: Buffer | undefined): Promise<boolean> {
+  if (block) reader.unread(block.subarray(1)); // the record's own first byte cannot start the next one
+  if (!(await reader.skipTo(RECORD_START))) return false;
+  await reader.read(1, false); // the newline before the version line
+  return true;
+}
 const MAX_HEADER_BYTES = 1 << 20;
 
 function parseHeaderLines(text: string): Map<string, string> {
@@ -100,12 +145,14 @@ export async function* readWarc(file: string, maxBlockBytes: number): AsyncItera
       do head = await reader.readUntil(Buffer.from('\n'), MAX_HEADER_BYTES);
       while (head && head.toString('latin1').trim() === '');
       if (!head) return;
+      if (!head.toString('latin1').startsWith('WARC/')) {
+        yield { kind: 'broken', index, message: `record ${index} does not start with a WARC version line; skipped to the next record` };
+        index++;
+        if (!(await resync(reader, undefined))) return;
+        continue;
+      }
       const rest = await reader.readUntil(CRLF2, MAX_HEADER_BYTES);
       const headerText = head.toString('utf8') + (rest?.toString('utf8') ?? '');
-      if (!headerText.startsWith('WARC/')) {
-        yield { kind: 'truncated', index, message: `record ${index} does not start with a WARC version line` };
-        return;
-      }
       if (!rest || !rest.subarray(-4).equals(CRLF2)) {
         yield { kind: 'truncated', index, message: `record ${index}: the file ends inside the record headers` };
         return;
@@ -113,17 +160,29 @@ export async function* readWarc(file: string, maxBlockBytes: number): AsyncItera
       const headers = parseHeaderLines(headerText);
       const declared = Number(headers.get('content-length'));
       if (!Number.isSafeInteger(declared) || declared < 0) {
-        yield { kind: 'truncated', index, headers, message: `record ${index}: missing or bad Content-Length` };
-        return;
+        yield { kind: 'broken', index, headers, message: `record ${index}: missing or bad Content-Length; skipped to the next record` };
+        index++;
+        if (!(await resync(reader, undefined))) return;
+        continue;
       }
       const keep = declared <= maxBlockBytes;
       const { data, got } = await reader.read(declared, keep);
-      if (got < declared) {
+      const trailer = got === declared ? (await reader.read(4, true)).data! : Buffer.alloc(0);
+      if (got === declared && endsRecord(trailer)) {
+        yield { kind: 'record', record: { index, headers, block: data, blockBytes: declared } };
+        index++;
+        continue;
+      }
+      // A wrong Content-Length: the block stopped short of its end or ran into the next record.
+      reader.unread(trailer);
+      const found = await resync(reader, data);
+      if (!found && got < declared) {
         yield { kind: 'truncated', index, headers, message: `record ${index}: block has ${got} of ${declared} bytes` };
         return;
       }
-      yield { kind: 'record', record: { index, headers, block: data, blockBytes: declared } };
+      yield { kind: 'broken', index, headers, message: `record ${index}: Content-Length ${declared} does not end the block (no CRLF CRLF after it); resynchronized on the next WARC record` };
       index++;
+      if (!found) return;
     } catch (e) {
       // A gzip stream cut short ends here ("unexpected end of file").
       yield { kind: 'truncated', index, message: `record ${index}: ${(e as Error).message}` };
