@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .option('--layout <layout>', 'auto | repo (each input folder is one repository) | collection (each subfolder is one)', 'auto')
     .option('--group-memory <bytes>', 'memory for grouping file rows by repository before spilling to disk', intOption('--group-memory', 1), DEFAULT_SERIALIZE.groupMemoryBytes)
     .option('--tree-rate <p>', 'share of repositories whose header lists the directory tree', floatOption('--tree-rate', 0, 1), 0)
-    .option('--max-doc-chars <n>', 'a repository longer than this is written as parts (meta.part/meta.parts) cut at file boundaries, each with the header; default about 4 bins of code', intOption('--max-doc-chars', 1024), DEFAULT_SERIALIZE.maxDocChars)
+    .option('--max-doc-chars <n>', 'a repository longer than this is written as parts (meta.part/meta.parts) cut at file boundaries, each with the header; default about 2 bins of code', intOption('--max-doc-chars', 1024), DEFAULT_SERIALIZE.maxDocChars)
     .option('--work-dir <dir>', 'where row grouping spills (default: the system temp folder)')
     .option('--count-tokens', 'count tokens by ordering and language in the manifest stats (loads the Qwen3 tokenizer)')
     .option('--quiet', 'print no per-file drop messages');
