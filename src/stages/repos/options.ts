@@ -10,7 +10,7 @@ export const REPOS_OPTIONS = {
   layout: { type: 'string', choices: ['auto', 'repo', 'collection'], default: DEFAULT_SERIALIZE.layout, help: 'auto, repo (each input folder is one repository) or collection (each subfolder is one)' },
   groupMemoryBytes: { type: 'int', min: 1, default: DEFAULT_SERIALIZE.groupMemoryBytes, help: 'memory for grouping file rows by repository before spilling to disk' },
   treeRate: { type: 'number', min: 0, max: 1, default: DEFAULT_SERIALIZE.treeRate, help: 'share of repositories whose header lists the directory tree' },
-  maxDocChars: { type: 'int', min: 1024, default: DEFAULT_SERIALIZE.maxDocChars, help: 'a repository longer than this is written as parts (meta.part/meta.parts) cut at file boundaries, each with the header; the default is about 4 bins of code' },
+  maxDocChars: { type: 'int', min: 1024, default: DEFAULT_SERIALIZE.maxDocChars, help: 'a repository longer than this is written as parts (meta.part/meta.parts) cut at file boundaries, each with the header; the default is about 2 bins of code' },
   workDir: { type: 'string', arg: '<dir>', help: 'where row grouping spills (default: the run folder, else the system temp folder)' },
   countTokens: { type: 'boolean', default: false, help: 'count tokens by ordering and language in the stats (loads the Qwen3 tokenizer)' },
 } satisfies OptionTable;

@@ -5,12 +5,14 @@ import { SPECIAL } from '../../doc/specials.js';
  * file boundaries in the chosen order: part k holds the files after those of part k-1, and each
  * part starts with the repository header (`<|repo_name|>{repo}\n`, and the tree when chosen).
  *
- * The default, 4 Mi characters, is about 4 bins of L = 262,144 tokens of code (3.5–4 characters
- * a token). The packer cuts a long document into L-token units anyway, so only one unit border
- * in four or more falls at a part border instead of inside one document, while one part costs a
- * stage tens of MB, not the whole repository (a 67M-character repository was 1.75 GB).
+ * The default, 2 Mi characters, is about two bins of L = 262,144 tokens of code (3.5–4 characters
+ * a token). The packer cuts a long document into L-token units anyway, so at most every second
+ * unit border falls at a part border instead of inside one document. Memory is the reason for the
+ * bound: every stage and tokenizer worker holds one part at a time, not the whole repository (a
+ * 67M-character repository cost 1.75 GB to prepare and 2.1 GB to pack). Measured by
+ * bench:bigrepo: 4 Mi-character parts peaked at 752 MB (prepare) and 961 MB (pack), 2 Mi at 677 and 934.
  */
-export const DEFAULT_MAX_DOC_CHARS = 4 << 20;
+export const DEFAULT_MAX_DOC_CHARS = 2 << 20;
 
 export interface PartPlan {
   /** Index of the part's first file in the ordered list. */
