@@ -1,6 +1,6 @@
 """Load midpack's Arrow shards with Hugging Face datasets (pip install datasets).
 
-    python hf_load.py OUT/shards
+    python hf_load.py [OUT/shards]      (default: out/demo/shards, what `npm run demo` writes)
 
 Every row is one packed bin: input_ids (exactly L tokens), loss_mask (1 = trained on,
 0 on masked and padding tokens), doc_lens, doc_ids, doc_kinds and doc_offsets (the token
@@ -8,11 +8,14 @@ start of each unit in its source document: non-zero means the unit is a later ch
 longer document).
 """
 
+import os
 import sys
 
 from datasets import Dataset, load_from_disk
 
-shards = sys.argv[1] if len(sys.argv) > 1 else "out/shards"
+# The demo's output, found from this file so it works from any folder.
+DEMO_SHARDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "out", "demo", "shards")
+shards = sys.argv[1] if len(sys.argv) > 1 else DEMO_SHARDS
 
 ds = load_from_disk(shards)  # reads state.json and dataset_info.json, memory-maps the shards
 print(ds)

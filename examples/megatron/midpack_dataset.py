@@ -43,6 +43,7 @@ Command line: python midpack_dataset.py OUT/megatron NAME [INDEX]  prints one sa
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import sys
@@ -172,12 +173,21 @@ class MidpackGPTDataset(_TorchDataset):
         return sample
 
 
+def manifest_pad_id(megatron_dir: str) -> int:
+    """The tokenizer's pad id as the run recorded it: OUT/manifest.json beside OUT/megatron."""
+    path = os.path.join(os.path.dirname(os.path.abspath(megatron_dir)), "manifest.json")
+    with open(path, encoding="utf-8") as f:
+        return int(json.load(f)["tokenizer"]["pad_id"])
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit("usage: python midpack_dataset.py OUT/megatron NAME [INDEX]")
-    ds = MidpackGPTDataset(sys.argv[1], sys.argv[2], pad_id=0, as_torch=False)
+    pad_id = manifest_pad_id(sys.argv[1])
+    ds = MidpackGPTDataset(sys.argv[1], sys.argv[2], pad_id=pad_id, as_torch=False)
     k = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     s = ds[k]
-    print(f"{len(ds)} samples of {s['tokens'].shape[0]} tokens; sample {k}:")
+    print(f"{len(ds)} samples of {s['tokens'].shape[0]} tokens; pad id {pad_id} (from manifest.json); sample {k}:")
     print(f"  documents: {len(s['cu_seqlens']) - 1} segments, cu_seqlens {s['cu_seqlens'].tolist()}")
     print(f"  trained label positions: {int(s['loss_mask'].sum())}")
+    print(f"  last label: {int(s['labels'][-1])}")

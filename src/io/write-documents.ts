@@ -20,7 +20,7 @@ export function writeDocuments(path: string, docs: AsyncIterable<Doc>): Promise<
  * (hyparquet) read it; parquetjs-lite writes it (snappy pages, row groups of `ROW_GROUP_DOCS`
  * documents, so memory is bounded by that many documents).
  */
-export const DOC_PARQUET_SCHEMA = new parquet.ParquetSchema({
+const DOC_PARQUET_SCHEMA = new parquet.ParquetSchema({
   id: { type: 'UTF8', compression: 'SNAPPY' },
   kind: { type: 'UTF8', compression: 'SNAPPY' },
   source: { type: 'UTF8', compression: 'SNAPPY' },

@@ -45,6 +45,74 @@ export async function readBin(outDir: string, n: number): Promise<BinRow> {
   throw new Error(`bin ${n} does not exist: ${outDir} has ${total} bins (0..${total - 1})`);
 }
 
+/** What `inspect` shows of a bin: which units (1-based, all by default), and at most how many tokens of each (0: all). */
+export interface InspectOptions {
+  units?: ReadonlySet<number>;
+  maxTokens?: number;
+  color?: boolean;
+}
+
+export interface InspectedUnit {
+  unit: number;
+  id: string;
+  kind: string;
+  tokens: number;
+  /** Where the unit starts in its document (0: at its start). */
+  offset: number;
+  masked_tokens: number;
+  /** The decoded text of the first `shown_tokens` tokens, masked runs marked. */
+  shown_tokens: number;
+  text: string;
+}
+
+export interface InspectedBin {
+  bin: number;
+  seq_len: number;
+  units: number;
+  tokens: number;
+  padding_tokens: number;
+  pad_id: number | null;
+  masked_tokens: number;
+  shown: InspectedUnit[];
+}
+
+/** The bin as data: per unit its figures and the text of its first `maxTokens` tokens. */
+export function inspectBin(bin: BinRow, tokenizer: MidTokenizer, n: number, o: InspectOptions = {}): InspectedBin {
+  const seqLen = bin.inputIds.length;
+  const used = bin.docLens.reduce((s, x) => s + x, 0);
+  const [open, close] = o.color ? ['\x1b[2;33m', '\x1b[0m'] : ['⟦', '⟧'];
+  const shown: InspectedUnit[] = [];
+  let at = 0;
+  let masked = 0;
+  bin.docLens.forEach((len, u) => {
+    let unitMasked = 0;
+    for (let i = at; i < at + len; i++) unitMasked += 1 - bin.lossMask[i]!;
+    masked += unitMasked;
+    if (!o.units || o.units.has(u + 1)) {
+      const show = o.maxTokens ? Math.min(len, o.maxTokens) : len;
+      shown.push({ unit: u + 1, id: bin.docIds[u] ?? '', kind: bin.docKinds[u] ?? '', tokens: len, offset: bin.docOffsets[u] ?? 0, masked_tokens: unitMasked, shown_tokens: show, text: decodeMarked(bin, tokenizer, at, at + show, open, close) });
+    }
+    at += len;
+  });
+  return { bin: n, seq_len: seqLen, units: bin.docLens.length, tokens: used, padding_tokens: seqLen - used, pad_id: used < seqLen ? bin.inputIds[seqLen - 1]! : null, masked_tokens: masked, shown };
+}
+
+/** Tokens [from, to) decoded, each masked run between `open` and `close`. */
+function decodeMarked(bin: BinRow, tokenizer: MidTokenizer, from: number, to: number, open: string, close: string): string {
+  let text = '';
+  let runStart = from;
+  for (let i = from; i <= to; i++) {
+    if (i === to || bin.lossMask[i] !== bin.lossMask[runStart]) {
+      if (i > runStart) {
+        const piece = escapeControls(tokenizer.decode(bin.inputIds.subarray(runStart, i)));
+        text += bin.lossMask[runStart] === 0 ? `${open}${piece}${close}` : piece;
+      }
+      runStart = i;
+    }
+  }
+  return text;
+}
+
 /**
  * Control characters of the data shown as escapes (`\x1b`, `\r`, `\u202e`), so a bin can
  * never drive the terminal: no ANSI colours, OSC titles or links, carriage-return overwrites,
@@ -62,30 +130,14 @@ export function escapeControls(text: string): string {
  * One bin as a person should check it: each unit under a header line, the text the model
  * sees, masked runs between ⟦ ⟧ (or dimmed on a terminal), and the padding counted.
  */
-export function renderBin(bin: BinRow, tokenizer: MidTokenizer, n: number, color: boolean): string {
-  const out: string[] = [];
-  const seqLen = bin.inputIds.length;
-  const used = bin.docLens.reduce((s, x) => s + x, 0);
-  let masked = 0;
-  for (let i = 0; i < used; i++) masked += 1 - bin.lossMask[i]!;
-  out.push(`bin ${n}: ${bin.docLens.length} units, ${used} tokens + ${seqLen - used} padding = ${seqLen}; ${masked} tokens masked`);
-  const [open, close] = color ? ['\x1b[2;33m', '\x1b[0m'] : ['⟦', '⟧'];
-  let at = 0;
-  bin.docLens.forEach((len, u) => {
-    const offset = bin.docOffsets[u] ?? 0;
-    out.push(`──── unit ${u + 1}/${bin.docLens.length}  id=${escapeControls(bin.docIds[u] ?? '')}  kind=${escapeControls(bin.docKinds[u] ?? '')}  tokens=${len}${offset ? `  (continues its document from token ${offset})` : ''}`);
-    let text = '';
-    let runStart = at;
-    for (let i = at; i <= at + len; i++) {
-      if (i === at + len || bin.lossMask[i] !== bin.lossMask[runStart]) {
-        const piece = escapeControls(tokenizer.decode(bin.inputIds.subarray(runStart, i)));
-        text += bin.lossMask[runStart] === 0 ? `${open}${piece}${close}` : piece;
-        runStart = i;
-      }
-    }
-    out.push(text);
-    at += len;
-  });
-  out.push(`──── padding: ${seqLen - used} tokens (id ${bin.inputIds[seqLen - 1] ?? ''})`);
+export function renderBin(bin: BinRow, tokenizer: MidTokenizer, n: number, o: InspectOptions = {}): string {
+  const b = inspectBin(bin, tokenizer, n, o);
+  const out = [`bin ${n}: ${b.units} units, ${b.tokens} tokens + ${b.padding_tokens} padding = ${b.seq_len}; ${b.masked_tokens} tokens masked`];
+  for (const u of b.shown) {
+    out.push(`──── unit ${u.unit}/${b.units}  id=${escapeControls(u.id)}  kind=${escapeControls(u.kind)}  tokens=${u.tokens}${u.offset ? `  (continues its document from token ${u.offset})` : ''}`);
+    out.push(u.text + (u.shown_tokens < u.tokens ? `\n… ${u.tokens - u.shown_tokens} more tokens (--max-tokens 0 shows all)` : ''));
+  }
+  if (b.shown.length < b.units) out.push(`──── ${b.units - b.shown.length} more units not shown (--docs)`);
+  out.push(`──── padding: ${b.padding_tokens} tokens (id ${b.pad_id ?? ''})`);
   return out.join('\n');
 }

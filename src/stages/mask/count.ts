@@ -39,27 +39,95 @@ export interface CountSummary {
 export async function countSegments(docs: AsyncIterable<Doc>, out: string, options: CountOptions = {}, ctx?: StageContext): Promise<CountSummary> {
   const params = segmentParams(options.minChars ?? DEFAULT_MIN_CHARS);
   const segment = await loadSegmenter(params);
-  const samples = options.samples ?? DEFAULT_SAMPLES;
-  const memoryBytes = (options.memoryMb ?? DEFAULT_MEMORY_MB) * 2 ** 20;
-  // Three quarters of the budget for the table (the rest: samples, buffers, the document).
-  const slots = 2 ** Math.max(10, Math.floor(Math.log2((memoryBytes * 0.75) / HashTable.bytesPerSlot)));
-  const spillAt = Math.floor(slots * 0.75);
-  const table = new HashTable(slots);
-  const inDoc = new HashTable(1024, true);
-  // A sample per table slot for the segments most likely to end among the most frequent.
-  const sampleCap = Math.max(4096, 4 * samples);
-  const sampleBySlot = new Map<number, string>();
-
   const parent = options.workDir ?? dirname(out);
   mkdirSync(parent, { recursive: true });
   const work = mkdtempSync(join(parent, '.mask-count-'));
-  const runs: string[] = [];
-  let documents = 0;
-  let runDocuments = 0;
+  try {
+    const counter = new SegmentCounter(params, options, work, (m) => ctx?.log(m));
+    for await (const doc of docs) {
+      counter.add(doc, segment);
+      ctx?.ledger.output();
+    }
+    const summary = counter.finish(out, Math.max(2, options.fanIn ?? 64));
+    if (ctx) ctx.stats.mask_count = { ...summary.header, spilled_runs: summary.runs, table_slots: summary.table_slots, memory_mb: options.memoryMb ?? DEFAULT_MEMORY_MB };
+    return summary;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
-  // Keeps the half of the samples with the highest counts (ties: the earliest kept).
-  const pruneSamples = () => {
-    const keep = sampleCap >> 1;
+type Segmenter = Awaited<ReturnType<typeof loadSegmenter>>;
+
+/** The count table, its samples and its spilled runs (in `work`, which the caller removes). */
+export class SegmentCounter {
+  private readonly samples: number;
+  private readonly slots: number;
+  private readonly spillAt: number;
+  private readonly table: HashTable;
+  private readonly inDoc = new HashTable(1024, true);
+  /** A sample per table slot for the segments most likely to end among the most frequent. */
+  private readonly sampleCap: number;
+  private readonly sampleBySlot = new Map<number, string>();
+  private readonly runs: string[] = [];
+  private documents = 0;
+  private runDocuments = 0;
+
+  constructor(
+    private readonly params: ReturnType<typeof segmentParams>,
+    options: CountOptions,
+    private readonly work: string,
+    private readonly log: (message: string) => void,
+  ) {
+    this.samples = options.samples ?? DEFAULT_SAMPLES;
+    const memoryBytes = (options.memoryMb ?? DEFAULT_MEMORY_MB) * 2 ** 20;
+    // Three quarters of the budget for the table (the rest: samples, buffers, the document).
+    this.slots = 2 ** Math.max(10, Math.floor(Math.log2((memoryBytes * 0.75) / HashTable.bytesPerSlot)));
+    this.spillAt = Math.floor(this.slots * 0.75);
+    this.table = new HashTable(this.slots);
+    this.sampleCap = Math.max(4096, 4 * this.samples);
+  }
+
+  add(doc: Doc, segment: Segmenter): void {
+    const { table, sampleBySlot } = this;
+    this.inDoc.clear();
+    segment(doc, (hi, lo, _start, _end, normalized) => {
+      if (this.inDoc.value(this.inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
+      if (table.size >= this.spillAt) this.spill();
+      const slot = table.add(hi, lo, 1);
+      const n = table.value(slot);
+      // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
+      // chances; at 1 only while there is room (a segment seen once per run, split thinly
+      // over many runs, still gets one), so never-repeated lines cause no churn.
+      if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap)) {
+        sampleBySlot.set(slot, sampleText(normalized));
+        if (sampleBySlot.size > this.sampleCap) this.pruneSamples();
+      }
+    });
+    this.documents++;
+    this.runDocuments++;
+  }
+
+  /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`. */
+  finish(out: string, fanIn: number): CountSummary {
+    if (this.table.size || this.runDocuments || !this.runs.length) this.spill();
+    let level = this.runs;
+    for (let round = 0; level.length > fanIn; round++) {
+      const next: string[] = [];
+      for (let i = 0; i < level.length; i += fanIn) {
+        const path = join(this.work, `merge-${round}-${String(next.length).padStart(6, '0')}.counts`);
+        mergeCountsFiles(level.slice(i, i + fanIn), path, this.sampleCap);
+        next.push(path);
+      }
+      level = next;
+    }
+    const header = mergeCountsFiles(level, out, this.samples);
+    return { header, runs: this.runs.length, table_slots: this.slots };
+  }
+
+  /** Keeps the half of the samples with the highest counts (ties: the earliest kept). */
+  private pruneSamples(): void {
+    const { table, sampleBySlot } = this;
+    const keep = this.sampleCap >> 1;
     const counts = new Uint32Array(sampleBySlot.size);
     let i = 0;
     for (const slot of sampleBySlot.keys()) counts[i++] = table.value(slot);
@@ -72,60 +140,20 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
       const c = table.value(slot);
       if (c < cutoff || (c === cutoff && tiesKept++ >= keep - above)) sampleBySlot.delete(slot);
     }
-  };
+  }
 
-  const spill = () => {
-    const path = join(work, `run-${String(runs.length).padStart(6, '0')}.counts`);
-    const w = new CountsWriter(path, params, sampleCap);
+  private spill(): void {
+    const { table } = this;
+    const path = join(this.work, `run-${String(this.runs.length).padStart(6, '0')}.counts`);
+    const w = new CountsWriter(path, this.params, this.sampleCap);
     for (const slot of table.sortedSlots()) w.push(table.keyHi(slot), table.keyLo(slot), table.value(slot));
     const bySlotHash = new Map<string, string>();
-    for (const [slot, text] of sampleBySlot) bySlotHash.set(hashHex(table.keyHi(slot), table.keyLo(slot)), text);
-    w.close(runDocuments, () => bySlotHash);
-    runs.push(path);
-    runDocuments = 0;
+    for (const [slot, text] of this.sampleBySlot) bySlotHash.set(hashHex(table.keyHi(slot), table.keyLo(slot)), text);
+    w.close(this.runDocuments, () => bySlotHash);
+    this.runs.push(path);
+    this.runDocuments = 0;
     table.clear();
-    sampleBySlot.clear();
-    ctx?.log(`mask count: spilled run ${runs.length} (${documents} documents so far)`);
-  };
-
-  try {
-    for await (const doc of docs) {
-      inDoc.clear();
-      segment(doc, (hi, lo, _start, _end, normalized) => {
-        if (inDoc.value(inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
-        if (table.size >= spillAt) spill();
-        const slot = table.add(hi, lo, 1);
-        const n = table.value(slot);
-        // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
-        // chances; at 1 only while there is room (a segment seen once per run, split thinly
-        // over many runs, still gets one), so never-repeated lines cause no churn.
-        if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < sampleCap)) {
-          sampleBySlot.set(slot, sampleText(normalized));
-          if (sampleBySlot.size > sampleCap) pruneSamples();
-        }
-      });
-      documents++;
-      runDocuments++;
-      ctx?.ledger.output();
-    }
-    if (table.size || runDocuments || !runs.length) spill();
-    const spilled = runs.length;
-    let level = runs;
-    const fanIn = Math.max(2, options.fanIn ?? 64);
-    for (let round = 0; level.length > fanIn; round++) {
-      const next: string[] = [];
-      for (let i = 0; i < level.length; i += fanIn) {
-        const path = join(work, `merge-${round}-${String(next.length).padStart(6, '0')}.counts`);
-        mergeCountsFiles(level.slice(i, i + fanIn), path, sampleCap);
-        next.push(path);
-      }
-      level = next;
-    }
-    const header = mergeCountsFiles(level, out, samples);
-    const summary: CountSummary = { header, runs: spilled, table_slots: slots };
-    if (ctx) ctx.stats.mask_count = { ...header, spilled_runs: spilled, table_slots: slots, memory_mb: options.memoryMb ?? DEFAULT_MEMORY_MB };
-    return summary;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    this.sampleBySlot.clear();
+    this.log(`mask count: spilled run ${this.runs.length} (${this.documents} documents so far)`);
   }
 }
