@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Doc } from '../doc/document.js';
@@ -125,10 +126,14 @@ export interface PackSource {
   ledger: Ledger;
   inputs: string[];
   stages?: Record<string, unknown>;
-  /** The output folder, claimed by the caller. */
-  outDir: OutDir;
-  /** What identifies the documents (for resuming only work made from the same ones). */
-  identity: Fingerprint;
+  /** The output folder, claimed by the caller (else the job claims it). */
+  outDir?: OutDir;
+  /**
+   * What identifies the documents, for resuming only work made from the same ones. Without it
+   * (documents handed over as a stream) nothing proves a rerun is the same job, so its work is
+   * never resumed: the identity is unique to this call.
+   */
+  identity?: Fingerprint;
 }
 
 async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
@@ -137,7 +142,7 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
   const rank = o.rank ?? SINGLE_RANK;
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
   // Resume and reuse only what these documents, settings and rank made (see out-dir.ts).
-  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, documents: source?.identity ?? { inputs: inputsIdentity(inputFiles) } };
+  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, documents: source ? (source.identity ?? { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) } };
   const outDir = source?.outDir ?? claimOutDir({ out: o.out, fingerprint, overwrite: o.overwrite ?? false, megatronName: o.name, what: 'pack' });
   try {
     const workDir = join(o.out, '.work');
