@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
+import { TRAJECTORIES_OPTION_KEYS, resolveTrajectoriesOptions } from '../stages/trajectories/options.js';
 
 /**
  * The `midpack run` config (JSON or YAML): sources, the stages each goes through, masking,
@@ -13,7 +14,7 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  * tokenizer: qwen3
  * sources:
  *   - name: repos
- *     type: repos            # repos | web | edits | code | documents
+ *     type: repos            # repos | web | edits | code | documents | trajectories
  *     inputs: [data-samples/repos]
  *     options: { order: "alpha=0.3,dependency=0.5,random=0.2" }
  *     then:
@@ -26,7 +27,7 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  * from that folder, so paths, and with them document sources, ids and the rank partition, are the
  * same on every machine that has the same layout below the config.
  */
-export const SOURCE_TYPES = ['repos', 'web', 'edits', 'code', 'documents'] as const;
+export const SOURCE_TYPES = ['repos', 'web', 'edits', 'code', 'documents', 'trajectories'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 export const THEN_TYPES = ['fim'] as const;
 
@@ -37,6 +38,7 @@ export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
   edits: ['formats', 'maskPrompt', 'maxContextLines', 'gitBatch', 'rev', 'maxCommits', 'maxFileBytes', 'maxCommitBytes', 'maxFiles', 'related', 'per', 'repoName'],
   code: ['maxFileBytes'],
   documents: [],
+  trajectories: TRAJECTORIES_OPTION_KEYS,
 };
 export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
 export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
@@ -130,6 +132,13 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
     const inputs = (o.inputs as unknown[]).map((p, k) => str(p, `${at}.inputs[${k}]`));
     const options = o.options === undefined ? {} : obj(o.options, `${at}.options`);
     keys(options, SOURCE_OPTIONS[type as SourceType], `${at}.options`);
+    if (type === 'trajectories') {
+      try {
+        resolveTrajectoriesOptions(options);
+      } catch (e) {
+        fail(`${at}.options`, (e as Error).message);
+      }
+    }
     const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : fail(`${at}.then`, 'must be a list of stages');
     return {
       name,

@@ -21,6 +21,7 @@ import { fimInputDocs } from '../stages/fim/inputs.js';
 import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } from '../stages/fim/edit-sample.js';
 import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
 import { countSegments } from '../stages/mask/count.js';
+import { resolveTrajectoriesOptions, trajectoriesSource } from '../stages/trajectories/index.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig } from './run-config.js';
@@ -198,6 +199,8 @@ function sourceDocs(s: SourceConfig, ctx: StageContext, runDir: string): AsyncIt
     }
     case 'edits':
       return editSamples(editUnits(s, ctx, runDir), editOptions(opt), ctx);
+    case 'trajectories':
+      return trajectoriesSource(s.inputs, resolveTrajectoriesOptions(opt), ctx);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Doc } from '../../doc/document.js';
 import { parseWeights } from '../../core/weights.js';
 import { LOSS_ON, type LossOn } from './chatml.js';
 import { TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
@@ -12,6 +13,8 @@ export interface TrajectoriesOptions {
   lossOn: LossOn;
   /** A trajectory (a `.traj` file or a JSONL row) over this many bytes is dropped unread. */
   maxTrajectoryBytes: number;
+  /** Counts a document's tokens for the stats (the CLI's --count-tokens); not a config value. */
+  countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
 }
 
 export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes'] as const;

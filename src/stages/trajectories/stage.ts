@@ -36,11 +36,11 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
       const bad = verify(t, tpl, r);
       if (bad) {
         failure = bad;
-        stats.rejected(name, bad.reason);
+        stats.rejected(name, bad.reason, bad.message);
         continue;
       }
       kept.push(toDoc(t, name, r, o, ctx.seed));
-      stats.add(name, t, r);
+      stats.add(name, t, r, o.countTokens?.(r));
     }
     if (kept.length === 0) {
       ctx.ledger.drop(failure!.reason, failure!.message);

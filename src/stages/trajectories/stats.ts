@@ -8,6 +8,8 @@ interface TemplateFigures {
   chars: number;
   masked_chars: number;
   masked_share: number;
+  /** With a token counter (`--count-tokens`). */
+  tokens?: number;
 }
 
 /**
@@ -22,6 +24,7 @@ export class TrajectoryStats {
   private readonly toolsFrom: Record<string, number> = {};
   private readonly byTemplate: Record<string, Omit<TemplateFigures, 'masked_share'>> = {};
   private readonly rejectedBy: Record<string, Record<string, number>> = {};
+  private readonly examples: string[] = [];
 
   trajectory(t: Trajectory): void {
     this.trajectories++;
@@ -29,16 +32,18 @@ export class TrajectoryStats {
     this.toolsFrom[t.toolsFrom] = (this.toolsFrom[t.toolsFrom] ?? 0) + 1;
   }
 
-  add(template: string, t: Trajectory, r: Rendered): void {
+  add(template: string, t: Trajectory, r: Rendered, tokens?: number): void {
     const g = (this.byTemplate[template] ??= { documents: 0, turns: 0, tool_calls: 0, chars: 0, masked_chars: 0 });
     g.documents++;
     g.turns += r.turns;
     g.tool_calls += t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
     g.chars += r.text.length;
     g.masked_chars += r.loss_mask_spans.reduce((n, [a, b]) => n + b - a, 0);
+    if (tokens !== undefined) g.tokens = (g.tokens ?? 0) + tokens;
   }
 
-  rejected(template: string, reason: string): void {
+  rejected(template: string, reason: string, message: string): void {
+    if (this.examples.length < 5) this.examples.push(message);
     const g = (this.rejectedBy[template] ??= {});
     g[reason] = (g[reason] ?? 0) + 1;
   }
@@ -61,6 +66,7 @@ export class TrajectoryStats {
       by_template: by,
       masked_share: chars ? masked / chars : 0,
       rejected: this.rejectedBy,
+      rejected_examples: this.examples,
     };
   }
 }
