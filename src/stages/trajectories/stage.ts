@@ -73,7 +73,7 @@ export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryErr
 
 function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: TrajectoriesOptions, seed: number): Doc {
   const toolCalls = t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
-  return {
+  const doc: Doc = {
     id: stableId(seed, 'trajectory', t.source, template),
     kind: 'trajectory',
     source: t.source,
@@ -92,9 +92,10 @@ function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: Trajectori
       header_end: r.boundaries[0],
       boundaries: r.boundaries,
     },
-    loss_mask_spans: r.loss_mask_spans,
     special_spans: r.special_spans,
   };
+  if (r.loss_mask_spans.length) doc.loss_mask_spans = r.loss_mask_spans;
+  return doc;
 }
 
 /** Every trajectory of the inputs this rank owns, in input order; unreadable ones counted by reason. */
