@@ -10,3 +10,4 @@ export * as repos from './stages/repos/index.js';
 export * as web from './stages/web/index.js';
 export * as fim from './stages/fim/index.js';
 export * as mask from './stages/mask/index.js';
+export * as trajectories from './stages/trajectories/index.js';
