@@ -47,6 +47,8 @@ export interface Trajectory {
 /** Ledger reasons for a dropped trajectory. */
 export const REASONS = {
   malformedJson: 'malformed_json',
+  unreadable: 'unreadable',
+  invalidUtf8: 'invalid_utf8',
   badRecord: 'bad_record',
   badToolArguments: 'bad_tool_arguments',
   unknownRole: 'unknown_role',

@@ -128,12 +128,27 @@ function dropOrThrow(e: unknown, ctx: StageContext): void {
   ctx.ledger.drop(e.reason, e.message);
 }
 
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 function readTrajFile(file: string, maxBytes: number): Trajectory {
-  const size = statSync(file).size;
-  if (size > maxBytes) throw new TrajectoryError(REASONS.tooLarge, `${file}: ${size} bytes, over the limit of ${maxBytes}`);
+  let bytes: Buffer;
+  try {
+    const size = statSync(file).size;
+    if (size > maxBytes) throw new TrajectoryError(REASONS.tooLarge, `${file}: ${size} bytes, over the limit of ${maxBytes}`);
+    bytes = readFileSync(file);
+  } catch (e) {
+    if (e instanceof TrajectoryError) throw e;
+    throw new TrajectoryError(REASONS.unreadable, `${file}: ${(e as Error).message}`);
+  }
+  let text: string;
+  try {
+    text = fatalUtf8.decode(bytes);
+  } catch {
+    throw new TrajectoryError(REASONS.invalidUtf8, `${file}: not valid UTF-8`);
+  }
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    value = JSON.parse(text);
   } catch (e) {
     throw new TrajectoryError(REASONS.malformedJson, `${file}: ${(e as Error).message}`);
   }

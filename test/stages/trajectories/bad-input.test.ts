@@ -58,9 +58,10 @@ test('trajectories: a .traj that is malformed, over the size limit, or not a tra
   writeFileSync(join(dir, 'huge.traj'), JSON.stringify({ history: [{ role: 'user', content: 'x'.repeat(20000) }, { role: 'assistant', content: 'y' }] }));
   writeFileSync(join(dir, 'other.traj'), JSON.stringify({ trajectory: [] }));
   writeFileSync(join(dir, 'mixed.traj'), JSON.stringify({ history: [{ role: 'user', content: 'x' }, { role: 'assistant', content: '', action: 'ls' }, { role: 'user', content: 'a' }, { role: 'assistant', content: '', tool_calls: [{ id: 'x', function: { name: 'ls', arguments: '{}' } }] }] }));
+  writeFileSync(join(dir, 'latin1.traj'), Buffer.concat([Buffer.from('{"history": [{"role": "user", "content": "caf'), Buffer.from([0xe9]), Buffer.from('"}]}')]));
   const { docs, ledger, balanced } = await runSource([dir], { maxTrajectoryBytes: 15000 });
   assert.equal(balanced, true);
-  assert.deepEqual(ledger.dropped, { bad_record: 2, malformed_json: 1, too_large: 1 });
+  assert.deepEqual(ledger.dropped, { bad_record: 2, invalid_utf8: 1, malformed_json: 1, too_large: 1 });
   assert.match(ledger.examples.too_large![0]!, /huge\.traj: \d+ bytes, over the limit of 15000/);
   assert.match(ledger.examples.malformed_json![0]!, /broken\.traj: /);
   assert.deepEqual(docs.map((d) => d.source), [good]);
