@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRunConfig } from '../../../src/job/run-config.js';
+import { mergeReports } from '../../../src/job/merge-report.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { tmp } from './helpers.js';
@@ -33,4 +34,8 @@ test('midpack run: a trajectories source goes through the same resolver and into
     assert.ok(report.by_template[name].masked_fraction > 0.5);
   }
   assert.ok(report.turn_cuts.between_turns > 0, JSON.stringify(report.turn_cuts));
+  // merged ranks sum the trajectory figures
+  const two = mergeReports([report, report]);
+  assert.equal(two.by_template!.hermes!.tokens, 2 * report.by_template.hermes.tokens);
+  assert.equal(two.turn_cuts!.between_turns, 2 * report.turn_cuts.between_turns);
 });
