@@ -49,6 +49,7 @@ async function buildInputs(): Promise<{ config: string; bytes: number }> {
     web: [readabilityPages],
     history: [join(repoRoot, 'data-samples', 'history', 'p-limit.bundle')],
     docs: [docs],
+    trajectories: [join(repoRoot, 'data-samples', 'trajectories')],
   };
   for (const s of cfg.sources) s.inputs = inputs[s.name];
   cfg.sources[0].options.layout = 'collection';

@@ -29,6 +29,7 @@ export { serializeRepos, type SerializeOptions } from './stages/repos/serialize.
 export { WEB_OPTIONS, resolveWebOptions, type WebOptions } from './stages/web/options.js';
 export { rewriteWeb, type RewriteWebOptions } from './stages/web/stage.js';
 export { readWebInputs } from './stages/web/sources.js';
+export { trajectoriesSource, resolveTrajectoriesOptions, renderTrajectory, parseTrajectory, TEMPLATE_NAMES, type TrajectoriesOptions, type Trajectory } from './stages/trajectories/index.js';
 export { FIM_OPTIONS, resolveFimOptions, type FimOptions } from './stages/fim/options.js';
 export { CODE_OPTIONS, resolveCodeOptions, type CodeOptions } from './stages/fim/code-options.js';
 export { fimStage } from './stages/fim/stage.js';

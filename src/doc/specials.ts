@@ -9,6 +9,10 @@ export const SPECIAL = {
   fimPad: '<|fim_pad|>',
   imStart: '<|im_start|>',
   imEnd: '<|im_end|>',
+  toolCall: '<tool_call>',
+  toolCallEnd: '</tool_call>',
+  toolResponse: '<tool_response>',
+  toolResponseEnd: '</tool_response>',
 } as const;
 
 export type SpecialToken = (typeof SPECIAL)[keyof typeof SPECIAL];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
  *
  *   chunk-NNNNNN.tok   int32 LE token ids of its documents, back to back
  *   chunk-NNNNNN.msk   uint8 loss mask, aligned (1 = trained on)
- *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language? }] }
+ *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language?, template? }] }
  */
 export interface ChunkDoc {
   id: string;
@@ -23,6 +23,8 @@ export interface ChunkDoc {
   boundaries?: number[];
   ordering?: string;
   language?: string;
+  /** A trajectory's tool-call template. */
+  template?: string;
 }
 
 export interface ChunkIndex {

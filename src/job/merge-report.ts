@@ -26,6 +26,11 @@ export function mergeReports(reports: readonly ReportJson[]): ReportJson {
     doc_length_histogram: addHistograms(reports.map((r) => r.doc_length_histogram)),
     bin_fill_histogram: addHistograms(reports.map((r) => r.bin_fill_histogram)),
   };
+  // Trajectory figures, where the ranks packed trajectories.
+  const templates = reports.flatMap((r) => (r.by_template ? [r.by_template] : []));
+  if (templates.length) merged.by_template = mergeGroups(templates);
+  const cuts = reports.flatMap((r) => (r.turn_cuts ? [r.turn_cuts] : []));
+  if (cuts.length) merged.turn_cuts = { trajectories_cut: sum(cuts, (c) => c.trajectories_cut), between_turns: sum(cuts, (c) => c.between_turns), inside_turn: sum(cuts, (c) => c.inside_turn) };
   const stages = mergeStages(reports.map((r) => r.stages));
   if (stages) merged.stages = stages;
   return merged;

@@ -350,7 +350,8 @@ async function packInto(
 }
 
 function toRequest({ doc }: { doc: Doc }) {
-  const boundaries = Array.isArray(doc.meta.boundaries) && doc.kind === 'repo' ? (doc.meta.boundaries as number[]) : undefined;
+  // Repositories cut at file starts, trajectories at turn starts; both repeat the header before the first boundary.
+  const boundaries = Array.isArray(doc.meta.boundaries) && (doc.kind === 'repo' || doc.kind === 'trajectory') ? (doc.meta.boundaries as number[]) : undefined;
   return { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries };
 }
 
@@ -359,6 +360,7 @@ function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
   if (r.boundaries && r.boundaries.length) d.boundaries = Array.from(r.boundaries);
   if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
   if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
+  if (typeof doc.meta.template === 'string' && doc.kind === 'trajectory') d.template = doc.meta.template;
   return d;
 }
 

@@ -11,6 +11,8 @@ import { REPOS_OPTIONS, resolveReposOptions } from '../stages/repos/options.js';
 import { codeSource, documentsSource, reposSource, webSource } from '../stages/sources.js';
 import { WEB_OPTIONS, resolveWebOptions } from '../stages/web/options.js';
 import { rewriteWeb } from '../stages/web/stage.js';
+import { TRAJECTORIES_TABLE, resolveTrajectoriesOptions } from '../stages/trajectories/options.js';
+import { trajectoriesSource } from '../stages/trajectories/stage.js';
 
 /**
  * The registry `midpack run` composes a pipeline from, without a switch.
@@ -46,6 +48,7 @@ export const SOURCES: Record<string, SourceEntry<any>> = {
   edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource },
   code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },
   documents: { options: {}, resolve: (raw) => resolveTable({}, raw), read: documentsSource },
+  trajectories: { options: TRAJECTORIES_TABLE, resolve: resolveTrajectoriesOptions, read: trajectoriesSource },
 };
 
 /** Stages that transform documents, for a source's `then:`. */

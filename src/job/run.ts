@@ -10,6 +10,7 @@ import { AtomicLineWriter } from '../io/jsonl.js';
 import { readDocumentFile } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
+import { resolveTrajectoriesOptions, trajectoriesSource } from '../stages/trajectories/index.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';

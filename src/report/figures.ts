@@ -1,4 +1,5 @@
 import type { ChunkDoc } from '../job/chunk-store.js';
+import { TurnCuts } from './turn-cuts.js';
 
 /**
  * The report's figures (SPEC.md, "Figures the report gives"), accumulated as documents and
@@ -46,6 +47,10 @@ export interface ReportJson {
   by_source: Record<string, GroupFigures>;
   by_ordering: Record<string, GroupFigures>;
   by_language: Record<string, GroupFigures>;
+  /** Trajectories by tool-call template. */
+  by_template?: Record<string, GroupFigures>;
+  /** With the boundary policy: trajectory chunks cut between turns vs inside a turn longer than the room. */
+  turn_cuts?: ReturnType<TurnCuts['toJSON']>;
   doc_length_histogram: Histogram;
   bin_fill_histogram: Histogram;
   /** Figures that upstream stages reported (masking's top segments, LLM requests...). */
@@ -87,6 +92,8 @@ export class FiguresBuilder {
   private readonly bySource: Groups;
   private readonly byOrdering = new Groups();
   private readonly byLanguage = new Groups();
+  private readonly byTemplate = new Groups();
+  private readonly turnCuts: TurnCuts;
   private readonly lengthCounts = new Array<number>(LENGTH_EDGES.length).fill(0);
   private readonly fillCounts = new Array<number>(20).fill(0);
   private documents = 0;
@@ -101,6 +108,7 @@ export class FiguresBuilder {
     maxSources = 1000,
   ) {
     this.bySource = new Groups(maxSources);
+    this.turnCuts = new TurnCuts(seqLen);
   }
 
   addDoc(d: ChunkDoc): void {
@@ -111,6 +119,8 @@ export class FiguresBuilder {
     this.bySource.add(d.source, d.len, d.masked);
     if (d.ordering) this.byOrdering.add(d.ordering, d.len, d.masked);
     if (d.language) this.byLanguage.add(d.language, d.len, d.masked);
+    if (d.template) this.byTemplate.add(d.template, d.len, d.masked);
+    if (d.kind === 'trajectory' && d.boundaries) this.turnCuts.add(d.len, d.boundaries);
     let b = 0;
     while (b < LENGTH_EDGES.length - 1 && d.len > LENGTH_EDGES[b]!) b++;
     this.lengthCounts[b]!++;
@@ -134,6 +144,7 @@ export class FiguresBuilder {
   }): ReportJson {
     const padding = this.bins * this.seqLen - this.binTokens;
     const lowerBound = Math.ceil(this.tokens / this.seqLen);
+    const byTemplate = this.byTemplate.toJSON();
     return {
       packing: {
         seq_len: this.seqLen,
@@ -160,6 +171,8 @@ export class FiguresBuilder {
       by_source: this.bySource.toJSON(),
       by_ordering: this.byOrdering.toJSON(),
       by_language: this.byLanguage.toJSON(),
+      ...(Object.keys(byTemplate).length ? { by_template: byTemplate } : {}),
+      ...(p.overlongPolicy === 'boundary' && Object.keys(byTemplate).length ? { turn_cuts: this.turnCuts.toJSON() } : {}),
       doc_length_histogram: trimHistogram(LENGTH_EDGES, this.lengthCounts),
       bin_fill_histogram: { edges: this.fillCounts.map((_, i) => (i + 1) / 20), counts: this.fillCounts },
     };

@@ -63,7 +63,7 @@ test('run: the example mix over data-samples, every stage accounted for, every k
     assert.equal(s.ledger.records_in, s.ledger.records_out + dropped, `stage ${name} does not balance`);
   }
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  for (const kind of ['repo', 'web', 'edit', 'text', 'fim', 'sr']) assert.ok(report.by_kind[kind]?.documents > 0, `no ${kind} documents`);
+  for (const kind of ['repo', 'web', 'edit', 'text', 'fim', 'sr', 'trajectory']) assert.ok(report.by_kind[kind]?.documents > 0, `no ${kind} documents`);
   assert.ok(report.masked_fraction > 0 && report.masked_fraction < 0.5, `masked fraction ${report.masked_fraction}`);
   assert.equal(report.packing.fragmentation_rate, 0);
   // every document the stages made went into the packer

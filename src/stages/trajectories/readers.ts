@@ -1,0 +1,207 @@
+import {
+  CallMatcher,
+  REASONS,
+  TrajectoryError,
+  checkNotEmpty,
+  completeTools,
+  parseArguments,
+  withSystem,
+  type Message,
+  type Role,
+  type ToolCall,
+  type ToolDef,
+  type Trajectory,
+} from './model.js';
+
+/**
+ * One reader per input format, each turning a parsed record into a Trajectory or throwing a
+ * TrajectoryError with the reason it is unusable:
+ *
+ *   swe-agent  a `.traj` file: `history` of {role, content, thought, action, tool_calls, tool_call_ids}
+ *   openai     a JSONL row: `messages` of {role, content, tool_calls, tool_call_id}, optional `tools`
+ *   sharegpt   a JSONL row: `conversations` of {from, value}, optional `tools`
+ */
+const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
+
+function fail(reason: string, message: string): never {
+  throw new TrajectoryError(reason, message);
+}
+
+function asObject(v: unknown, where: string): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(REASONS.badRecord, `${where}: not a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+/** Message content: a string, null, or OpenAI's list of text parts. */
+function contentText(v: unknown, where: string): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')) {
+    return v.map((p) => (p as { text: string }).text).join('');
+  }
+  return fail(REASONS.badRecord, `${where}: "content" is not text`);
+}
+
+function role(v: unknown, where: string): Role {
+  if (typeof v === 'string' && (ROLES as readonly string[]).includes(v)) return v as Role;
+  return fail(REASONS.unknownRole, `${where}: unknown role ${JSON.stringify(v)}`);
+}
+
+/** OpenAI `tool_calls`: [{id, function: {name, arguments}}]. */
+function openaiCalls(v: unknown, where: string): { calls: ToolCall[]; ids: (string | undefined)[] } {
+  if (!Array.isArray(v)) fail(REASONS.badRecord, `${where}: "tool_calls" is not a list`);
+  const calls: ToolCall[] = [];
+  const ids: (string | undefined)[] = [];
+  v.forEach((c, k) => {
+    const at = `${where} call ${k}`;
+    const fn = asObject(asObject(c, at).function, `${at}: "function"`);
+    if (typeof fn.name !== 'string' || fn.name === '') fail(REASONS.badRecord, `${at}: "function.name" is missing`);
+    calls.push({ name: fn.name, arguments: parseArguments(fn.arguments ?? {}, at) });
+    const id = (c as { id?: unknown }).id;
+    ids.push(typeof id === 'string' ? id : undefined);
+  });
+  return { calls, ids };
+}
+
+/** `tools`: OpenAI [{type: 'function', function: {...}}] or bare function objects, or a JSON string of either. */
+export function readTools(v: unknown, where: string): ToolDef[] {
+  if (v === undefined || v === null || v === '') return [];
+  let list = v;
+  if (typeof v === 'string') {
+    try {
+      list = JSON.parse(v);
+    } catch (e) {
+      fail(REASONS.badRecord, `${where}: "tools" is not valid JSON (${(e as Error).message})`);
+    }
+  }
+  if (!Array.isArray(list)) fail(REASONS.badRecord, `${where}: "tools" is not a list`);
+  return list.map((t, k) => {
+    const o = asObject(t, `${where}: tools[${k}]`);
+    const fn = asObject(o.function ?? o, `${where}: tools[${k}]`);
+    if (typeof fn.name !== 'string' || fn.name === '') fail(REASONS.badRecord, `${where}: tools[${k}] has no name`);
+    const params = fn.parameters === undefined ? { type: 'object', properties: {} } : asObject(fn.parameters, `${where}: tools[${k}].parameters`);
+    const def: ToolDef = { name: fn.name, parameters: { ...params, type: 'object', properties: (params.properties as ToolDef['parameters']['properties']) ?? {} } };
+    if (typeof fn.description === 'string') def.description = fn.description;
+    return def;
+  });
+}
+
+function finish(source: string, format: Trajectory['format'], messages: Message[], given: ToolDef[], callsFromText: boolean): Trajectory {
+  const all = withSystem(messages);
+  checkNotEmpty(all, source);
+  return { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText) };
+}
+
+/** An OpenAI chat-format row. */
+export function readOpenaiRow(value: unknown, source: string): Trajectory {
+  const row = asObject(value, source);
+  if (!Array.isArray(row.messages)) fail(REASONS.badRecord, `${source}: "messages" is not a list`);
+  const matcher = new CallMatcher(source);
+  const messages = row.messages.map((raw, i): Message => {
+    const at = `message ${i}`;
+    const m = asObject(raw, `${source}: ${at}`);
+    const r = role(m.role, `${source}: ${at}`);
+    const content = contentText(m.content, `${source}: ${at}`);
+    if (r === 'tool') matcher.result(typeof m.tool_call_id === 'string' ? m.tool_call_id : undefined, at);
+    if (r !== 'assistant' || m.tool_calls === undefined || m.tool_calls === null) return { role: r, content };
+    const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
+    matcher.addCalls(ids);
+    return calls.length ? { role: r, content, calls } : { role: r, content };
+  });
+  return finish(source, 'openai', messages, readTools(row.tools, source), false);
+}
+
+const SHAREGPT_ROLES: Record<string, Role | 'call'> = {
+  system: 'system',
+  human: 'user',
+  user: 'user',
+  gpt: 'assistant',
+  assistant: 'assistant',
+  function_call: 'call',
+  observation: 'tool',
+  tool: 'tool',
+};
+
+/** A ShareGPT row; `function_call` turns (LLaMA-Factory's layout) are calls of the assistant turn before them. */
+export function readSharegptRow(value: unknown, source: string): Trajectory {
+  const row = asObject(value, source);
+  if (!Array.isArray(row.conversations)) fail(REASONS.badRecord, `${source}: "conversations" is not a list`);
+  const matcher = new CallMatcher(source);
+  const messages: Message[] = [];
+  row.conversations.forEach((raw, i) => {
+    const at = `turn ${i}`;
+    const t = asObject(raw, `${source}: ${at}`);
+    const r = typeof t.from === 'string' ? SHAREGPT_ROLES[t.from] : undefined;
+    if (!r) fail(REASONS.unknownRole, `${source}: ${at}: unknown "from" ${JSON.stringify(t.from)}`);
+    const value = contentText(t.value, `${source}: ${at}`);
+    if (r === 'tool') matcher.result(undefined, at);
+    if (r !== 'call') return void messages.push({ role: r, content: value });
+    const calls = sharegptCalls(value, `${source}: ${at}`);
+    matcher.addCalls(calls.map(() => undefined));
+    const prev = messages[messages.length - 1];
+    if (prev?.role === 'assistant' && !prev.calls) prev.calls = calls;
+    else messages.push({ role: 'assistant', content: '', calls });
+  });
+  return finish(source, 'sharegpt', messages, readTools(row.tools, source), false);
+}
+
+/** A `function_call` value: one {name, arguments} object or a list of them, as JSON. */
+function sharegptCalls(value: string, where: string): ToolCall[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(value);
+  } catch (e) {
+    fail(REASONS.badToolArguments, `${where}: function_call is not valid JSON (${(e as Error).message})`);
+  }
+  return (Array.isArray(v) ? v : [v]).map((c, k) => {
+    const o = asObject(c, `${where} call ${k}`);
+    if (typeof o.name !== 'string' || o.name === '') fail(REASONS.badRecord, `${where} call ${k}: "name" is missing`);
+    return { name: o.name, arguments: parseArguments(o.arguments ?? {}, `${where} call ${k}`) };
+  });
+}
+
+/**
+ * A SWE-agent trajectory (`history`). With function calling, an assistant message has
+ * `tool_calls` and results come back as `tool` messages with `tool_call_ids`. A text-action
+ * agent writes its command in `action`: it is read as a call of the shell tool, and the
+ * observation that follows it (a `user` message) as that call's result.
+ */
+export function readSweAgent(value: unknown, source: string): Trajectory {
+  const traj = asObject(value, source);
+  if (!Array.isArray(traj.history)) fail(REASONS.badRecord, `${source}: "history" is not a list`);
+  const matcher = new CallMatcher(source);
+  const messages: Message[] = [];
+  let textCalls = 0;
+  let structured = 0;
+  let awaitingObservation = false;
+  traj.history.forEach((raw, i) => {
+    const at = `history[${i}]`;
+    const m = asObject(raw, `${source}: ${at}`);
+    const r = role(m.role, `${source}: ${at}`);
+    if (r === 'tool' || (r === 'user' && awaitingObservation)) {
+      const ids = Array.isArray(m.tool_call_ids) ? m.tool_call_ids.filter((x): x is string => typeof x === 'string') : [];
+      if (ids.length) for (const id of ids) matcher.result(id, at);
+      else matcher.result(undefined, at);
+      awaitingObservation = false;
+      return void messages.push({ role: 'tool', content: contentText(m.content, `${source}: ${at}`) });
+    }
+    awaitingObservation = false;
+    if (r !== 'assistant') return void messages.push({ role: r, content: contentText(m.content, `${source}: ${at}`) });
+    const text = typeof m.thought === 'string' ? m.thought : contentText(m.content, `${source}: ${at}`);
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length) {
+      const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
+      matcher.addCalls(ids);
+      structured += calls.length;
+      return void messages.push({ role: r, content: text, calls });
+    }
+    if (typeof m.action === 'string' && m.action.trim() !== '') {
+      matcher.addCalls([undefined]);
+      textCalls++;
+      awaitingObservation = true;
+      return void messages.push({ role: r, content: text, calls: [{ name: 'bash', arguments: { command: m.action } }] });
+    }
+    messages.push({ role: r, content: text });
+  });
+  if (textCalls && structured) fail(REASONS.badRecord, `${source}: mixes function calls and text actions`);
+  return finish(source, 'swe-agent', messages, readTools(traj.tools, source), textCalls > 0);
+}

@@ -1,0 +1,193 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Doc } from '../../../src/doc/document.js';
+import { SPECIAL } from '../../../src/doc/specials.js';
+import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
+import { encodeForPacking } from '../../../src/tokenize/encode.js';
+import { readSweAgent, type Message } from '../../../src/stages/trajectories/index.js';
+import { midpack } from '../../helpers/run-cli.js';
+import { readRows, type Row } from '../../helpers/shard-rows.js';
+import { readJsonlDocs, sweAgentDir, tmp } from './helpers.js';
+
+/**
+ * The shared SWE-agent trajectories in every template, packed with `--overlong boundary` at small
+ * L, checked against a fresh tokenization of each document: chunks start at turns with the header
+ * repeated, every token is in exactly one bin, and by decoding the packed tokens, every assistant
+ * message and call argument is trained on and every observation is masked.
+ */
+interface Unit {
+  offset: number;
+  ids: Int32Array;
+  mask: Uint8Array;
+}
+
+function unitsByDoc(rows: Row[]): Map<string, Unit[]> {
+  const units = new Map<string, Unit[]>();
+  for (const row of rows) {
+    let at = 0;
+    row.lens.forEach((len, u) => {
+      const list = units.get(row.docIds[u]!) ?? [];
+      list.push({ offset: row.offsets[u]!, ids: row.ids.subarray(at, at + len), mask: row.mask.subarray(at, at + len) });
+      units.set(row.docIds[u]!, list);
+      at += len;
+    });
+  }
+  for (const list of units.values()) list.sort((a, b) => a.offset - b.offset);
+  return units;
+}
+
+const same = (a: ArrayLike<number>, b: ArrayLike<number>) => a.length === b.length && Array.from(a).every((x, i) => x === b[i]);
+
+/** Reassembles one document from its chunks, checking the header and the cut points; returns the cut counts. */
+function checkChunks(doc: Doc, fresh: { ids: Int32Array; mask: Uint8Array; boundaries: Uint32Array }, units: Unit[], L: number) {
+  const b = Array.from(fresh.boundaries);
+  const header = b[0]!;
+  const turnEnd = (at: number) => [...b, fresh.ids.length].find((x) => x > at)!;
+  let cursor = 0;
+  let between = 0;
+  let inside = 0;
+  units.forEach((u, k) => {
+    let piece = u;
+    if (k > 0) {
+      assert.ok(same(u.ids.subarray(0, header), fresh.ids.subarray(0, header)), `${doc.id} chunk ${k}: starts with the header`);
+      assert.ok(same(u.mask.subarray(0, header), fresh.mask.subarray(0, header)));
+      piece = { offset: u.offset, ids: u.ids.subarray(header), mask: u.mask.subarray(header) };
+      if (b.includes(u.offset)) between++;
+      else {
+        // inside a turn only when that turn alone is longer than the room after the header
+        const start = [0, ...b].filter((x) => x <= u.offset).pop()!;
+        assert.ok(turnEnd(start) - start > L - header, `${doc.id} chunk ${k} starts inside a turn of ${turnEnd(start) - start} tokens`);
+        inside++;
+      }
+    }
+    assert.equal(u.offset, cursor, `${doc.id}: chunk ${k} continues where the last one ended`);
+    assert.ok(same(piece.ids, fresh.ids.subarray(cursor, cursor + piece.ids.length)), `${doc.id} chunk ${k}: tokens`);
+    assert.ok(same(piece.mask, fresh.mask.subarray(cursor, cursor + piece.ids.length)), `${doc.id} chunk ${k}: mask`);
+    cursor += piece.ids.length;
+  });
+  assert.equal(cursor, fresh.ids.length, `${doc.id}: every token is in exactly one chunk`);
+  return { cut: units.length > 1 ? 1 : 0, between, inside };
+}
+
+/** Per character of the text: 1 if the packed token holding it is trained on, found by decoding token by token. */
+const decodedIds = new Map<number, string>();
+
+function trainedChars(tok: MidTokenizer, text: string, ids: Int32Array, mask: Uint8Array): Uint8Array {
+  const out = new Uint8Array(text.length);
+  let pos = 0;
+  for (let i = 0; i < ids.length - 1; ) {
+    let j = i + 1;
+    let piece = decodedIds.get(ids[i]!) ?? tok.decode([ids[i]!]);
+    decodedIds.set(ids[i]!, piece);
+    // a character split over byte-level tokens decodes once its last byte is in
+    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
+    if (!text.startsWith(piece, pos)) assert.fail(`token ${i} decodes to ${JSON.stringify(piece)}, not the next characters ${JSON.stringify(text.slice(pos, pos + 20))}`);
+    for (let k = i; k < j; k++) if (mask[k] !== mask[i]) assert.fail(`token ${k}: one character, one mask value`);
+    out.fill(mask[i]!, pos, pos + piece.length);
+    pos += piece.length;
+    i = j;
+  }
+  assert.equal(pos, text.length);
+  return out;
+}
+
+/** What a call's arguments look like in each template: the value strings to find in the text. */
+function argumentTexts(template: string, call: NonNullable<Message['calls']>[number]): string[] {
+  // JSON in hermes and in text-action's tagged blocks; qwen3-coder and shell commands write strings as they are
+  const json = template === 'hermes' || (template === 'text-action' && !isShell(call));
+  return Object.values(call.arguments).map((v) => (json || typeof v !== 'string' ? JSON.stringify(v) : v));
+}
+
+const isShell = (c: NonNullable<Message['calls']>[number]) => c.name === 'bash' && Object.keys(c.arguments).length === 1 && typeof c.arguments.command === 'string';
+
+/** Walks the messages in order through the text: assistant text and call arguments trained, everything else masked. */
+function checkMeaning(doc: Doc, messages: Message[], trained: Uint8Array): number {
+  const text = doc.text;
+  let cursor = 0;
+  let checked = 0;
+  const find = (s: string, what: string) => {
+    const at = text.indexOf(s, cursor);
+    assert.ok(at >= 0, `${doc.source} ${doc.meta.template}: ${what} not found after ${cursor}`);
+    return at;
+  };
+  const expect = (from: number, to: number, value: number, what: string) => {
+    for (let i = from; i < to; i++) {
+      if (trained[i] !== value) assert.fail(`${doc.source} ${doc.meta.template}: ${what}: char ${i} ${JSON.stringify(text.slice(i, i + 20))} is ${value ? 'masked' : 'trained on'}`);
+    }
+    checked += to - from;
+  };
+  const toolFrame = doc.meta.template === 'text-action' ? ['user\n', SPECIAL.imEnd] : [`${SPECIAL.toolResponse}\n`, `\n${SPECIAL.toolResponseEnd}`];
+  for (const m of messages.slice(1)) {
+    if (m.role === 'assistant') {
+      const head = `${SPECIAL.imStart}assistant\n`;
+      const at = find(head + m.content, 'assistant turn') + head.length;
+      expect(at, at + m.content.length, 1, 'assistant text');
+      cursor = at + m.content.length;
+      for (const c of m.calls ?? []) {
+        // text-action writes a shell command as an untagged block: no name to find
+        if (doc.meta.template !== 'text-action' || !isShell(c)) {
+          const name = find(c.name, `call ${c.name}`);
+          expect(name, name + c.name.length, 1, 'call name');
+          cursor = name + c.name.length;
+        }
+        for (const v of argumentTexts(doc.meta.template as string, c)) {
+          const a = find(v, `argument of ${c.name}`);
+          expect(a, a + v.length, 1, `argument of ${c.name}`);
+          cursor = a + v.length;
+        }
+      }
+      const end = find(SPECIAL.imEnd, 'end of the assistant turn');
+      expect(end, end + SPECIAL.imEnd.length, 1, 'the assistant <|im_end|>');
+    } else {
+      const [open, close] = m.role === 'tool' ? toolFrame : [`${m.role}\n`, SPECIAL.imEnd];
+      const at = find(open + m.content + close, `${m.role} message`) + open.length;
+      expect(at, at + m.content.length, 0, m.role === 'tool' ? 'observation' : `${m.role} message`);
+      cursor = at + m.content.length;
+    }
+  }
+  return checked;
+}
+
+test('pack --overlong boundary of the rendered SWE-agent trajectories: header on every later chunk, cuts between turns, every token once, masks by decoding', async () => {
+  const dir = tmp();
+  const docsFile = join(dir, 'traj.jsonl');
+  assert.equal(midpack(['trajectories', sweAgentDir, '--out', docsFile, '--all-templates', '--quiet']).status, 0);
+  const docs = readJsonlDocs(docsFile);
+  const tok = await loadTokenizer();
+  const fresh = new Map(docs.map((d) => [d.id, encodeForPacking(tok, { text: d.text, special_spans: d.special_spans, loss_mask_spans: d.loss_mask_spans, boundaries: d.meta.boundaries as number[] })]));
+  let decoded = 0;
+  for (const L of [4096, 2048]) {
+    const out = join(dir, `out-${L}`);
+    const r = midpack(['pack', docsFile, '--out', out, '--seq-len', String(L), '--overlong', 'boundary', '--workers', '1', '--no-progress']);
+    assert.equal(r.status, 0, r.stderr);
+    const rows = readRows(out);
+    const units = unitsByDoc(rows);
+    assert.equal(units.size, docs.length);
+    const cuts = { trajectories_cut: 0, between_turns: 0, inside_turn: 0 };
+    for (const doc of docs) {
+      const f = fresh.get(doc.id) as { ids: Int32Array; mask: Uint8Array; boundaries: Uint32Array };
+      const c = checkChunks(doc, f, units.get(doc.id)!, L);
+      cuts.trajectories_cut += c.cut;
+      cuts.between_turns += c.between;
+      cuts.inside_turn += c.inside;
+      if (L === 4096) {
+        const trained = trainedChars(tok, doc.text, f.ids, f.mask);
+        decoded += checkMeaning(doc, readSweAgent(JSON.parse(readFileSync(doc.source, 'utf8')), doc.source).messages, trained);
+      }
+    }
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.deepEqual(report.turn_cuts, cuts, `L=${L}: the report counts the cuts the shards hold`);
+    assert.ok(cuts.between_turns > 20, `L=${L}: long trajectories were cut between turns`);
+    if (L === 2048) assert.ok(cuts.inside_turn > 0, 'at L=2048 some turns are longer than the room: cut inside, counted');
+    if (L === 4096) assert.equal(cuts.inside_turn, 0);
+    assert.deepEqual(Object.keys(report.by_template), ['hermes', 'qwen3-coder', 'text-action']);
+    // every token once, plus one header per later chunk
+    const placed = rows.reduce((n, row) => n + row.lens.reduce((s, x) => s + x, 0), 0);
+    const headers = docs.reduce((n, d) => n + (units.get(d.id)!.length - 1) * fresh.get(d.id)!.boundaries![0]!, 0);
+    assert.equal(placed, report.packing.tokens + headers);
+    assert.equal(report.packing.duplicated_tokens, headers);
+  }
+  assert.ok(decoded > 500_000, `characters checked by decoding: ${decoded}`);
+});
