@@ -38,7 +38,7 @@ export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
   code: ['maxFileBytes'],
   documents: [],
 };
-export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
+export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars', 'functionAware'] as const;
 export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
 export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens'] as const;
 

@@ -16,7 +16,8 @@ import { parseOrderWeights } from '../stages/repos/order.js';
 import { readWebInputs, DEFAULT_MAX_PAGE_BYTES } from '../stages/web/sources.js';
 import { rewriteWeb, type RewriteWebOptions } from '../stages/web/stage.js';
 import { LLM_DEFAULTS, DEFAULT_PROMPT } from '../stages/web/llm.js';
-import { fimStage, DEFAULT_FIM_OPTIONS, FIM_FORMATS, type FimOptions } from '../stages/fim/stage.js';
+import { fimStage, DEFAULT_FIM_OPTIONS, FIM_FORMATS, FIM_SPAN_CHOICES, type FimOptions } from '../stages/fim/stage.js';
+import { resolveFunctionAwareOptions } from '../stages/fim/function-aware/options.js';
 import { fimInputDocs } from '../stages/fim/inputs.js';
 import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } from '../stages/fim/edit-sample.js';
 import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
@@ -241,7 +242,8 @@ function editOptions(o: Record<string, unknown>): EditOptions {
 function fimOptions(o: Record<string, unknown>): FimOptions {
   const r: FimOptions = { ...DEFAULT_FIM_OPTIONS, ...(o as Partial<FimOptions>) };
   if (typeof o.formats === 'string') r.formats = { fim: 0, chat_fim: 0, sr_fim: 0, ...parseWeights(o.formats, FIM_FORMATS, 'fim formats') };
-  if (typeof o.spans === 'string') r.spans = { char: 0, line: 0, unit: 0, ...parseWeights(o.spans, ['char', 'line', 'unit'] as const, 'fim spans') };
+  if (typeof o.spans === 'string') r.spans = { char: 0, line: 0, unit: 0, ...parseWeights(o.spans, FIM_SPAN_CHOICES, 'fim spans') };
+  r.functionAware = resolveFunctionAwareOptions((o.functionAware ?? {}) as Record<string, unknown>);
   return r;
 }
 
