@@ -63,7 +63,7 @@ export function javascriptFacts(path: string, text: string, tree: Tree, language
 
 function countComplexity(def: LocalDef, name: string, node: SyntaxNode, text: string): void {
   if ((name.endsWith('Statement') || name.endsWith('Declaration')) && name !== 'ExportDeclaration' && name !== 'ImportDeclaration') def.statements++;
-  else if (DECISION_NODES.has(name) || (name === 'LogicOp' && BOOLEAN_OPS.has(nodeText(text, node)))) def.cyclomatic++;
+  if (DECISION_NODES.has(name) || (name === 'LogicOp' && BOOLEAN_OPS.has(nodeText(text, node)))) def.cyclomatic++;
 }
 
 function scopeOf(stack: Frame[]): string {
@@ -269,7 +269,7 @@ function readCommonJsExport(node: SyntaxNode, text: string, facts: FileFacts): v
       const key = p.getChild('PropertyDefinition');
       const value = p.lastChild;
       if (!key) continue;
-      if (value === key) facts.exports.set(nodeText(text, key), { local: nodeText(text, key) });
+      if (value && value.from === key.from) facts.exports.set(nodeText(text, key), { local: nodeText(text, key) });
       else if (value?.name === 'VariableName') facts.exports.set(nodeText(text, key), { local: nodeText(text, value) });
     }
     return;
