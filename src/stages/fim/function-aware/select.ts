@@ -32,6 +32,10 @@ export interface RepoContext {
   repo: string;
   files: RepoFile[];
   graph?: RepoGraph;
+  /** Built with the graph: each file's functions, contents and size in the context. */
+  byFile?: Map<string, RepoFunction[]>;
+  contents?: Map<string, string>;
+  fileChars?: Map<string, number>;
 }
 
 export interface FunctionChoice {
@@ -45,6 +49,10 @@ export interface FunctionChoice {
 function graphOf(repo: RepoContext, o: FunctionAwareOptions, stats: FunctionAwareStats): RepoGraph {
   if (repo.graph) return repo.graph;
   const g = buildRepoGraph(repo.files, o.maxFileChars);
+  repo.byFile = new Map();
+  for (const fn of g.functions) repo.byFile.set(fn.file, [...(repo.byFile.get(fn.file) ?? []), fn]);
+  repo.contents = new Map(repo.files.map((f) => [f.path, f.content]));
+  repo.fileChars = new Map(repo.files.map((f) => [f.path, f.path.length + f.content.length + 2]));
   stats.graphs++;
   stats.files_not_parsed += g.notParsed;
   stats.files_with_errors += g.withErrors;
@@ -71,12 +79,11 @@ function verdictOf(fn: RepoFunction, graph: RepoGraph, source: string, fileChars
  */
 export function chooseFunction(repo: RepoContext, onlyFile: string | undefined, rng: Rng, o: FunctionAwareOptions, stats: FunctionAwareStats): FunctionChoice | undefined {
   const graph = graphOf(repo, o, stats);
-  const contents = new Map(repo.files.map((f) => [f.path, f.content]));
-  const fileChars = new Map(repo.files.map((f) => [f.path, f.path.length + f.content.length + 2]));
+  const contents = repo.contents!;
+  const fileChars = repo.fileChars!;
   stats.documents++;
   const passing: { fn: RepoFunction; v: Extract<Verdict, { ok: true }> }[] = [];
-  for (const fn of graph.functions) {
-    if (onlyFile !== undefined && fn.file !== onlyFile) continue;
+  for (const fn of onlyFile === undefined ? graph.functions : (repo.byFile!.get(onlyFile) ?? [])) {
     const lang = (stats.languages[fn.language] ??= { functions: 0, rejected: {}, candidates: 0, selected: 0 });
     lang.functions++;
     const v = verdictOf(fn, graph, contents.get(fn.file)!, fileChars, o);
