@@ -10,7 +10,6 @@ const FLAGS: [flag: string, key: keyof FunctionAwareOptions, help: string][] = [
   ['--max-lines <n>', 'maxLines', `function-aware: not unbounded: at most this many lines (default ${D.maxLines})`],
   ['--min-callers <n>', 'minCallers', `function-aware: at least this many call sites outside the function (default ${D.minCallers})`],
   ['--min-inferability <n>', 'minInferability', `function-aware: call sites + docstring + annotations + test callers at least this (default ${D.minInferability})`],
-  ['--max-file-chars <n>', 'maxFileChars', `function-aware: code files longer than this are not parsed (default ${D.maxFileChars})`],
   ['--repo-group-chars <n>', 'repoGroupChars', `function-aware: file rows of one repository gathered up to this size (default ${D.repoGroupChars})`],
 ];
 

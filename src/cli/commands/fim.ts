@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .option('--placeholder <text>', 'S&R FIM: text marking where the middle was', DEFAULT_FIM_OPTIONS.placeholder)
     .option('--no-placeholder', 'S&R FIM: remove the middle without a mark')
     .option('--max-context-lines <n>', 'S&R: context lines a SEARCH may take on each side to become unique', intOption('--max-context-lines'), DEFAULT_FIM_OPTIONS.maxContextLines)
-    .option('--unit-max-chars <n>', 'files longer than this are not parsed for unit spans (line instead)', intOption('--unit-max-chars'), DEFAULT_FIM_OPTIONS.unitMaxChars)
+    .option('--unit-max-chars <n>', 'files longer than this are not parsed for unit spans (line instead) nor for function-aware graphs', intOption('--unit-max-chars'), DEFAULT_FIM_OPTIONS.unitMaxChars)
     .option('--max-file-bytes <n>', 'code file inputs over this size are dropped (too_large)', intOption('--max-file-bytes', 1), 4 << 20)
     .option('--quiet', 'no per-record messages or summary');
   addFunctionAwareOptions(cmd);

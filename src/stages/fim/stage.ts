@@ -164,7 +164,7 @@ function pickFunction(doc: Doc, seed: number, opts: FimOptions, stats: FimStats,
     return undefined;
   }
   const onlyFile = doc.kind === 'repo' ? undefined : String(doc.meta.path);
-  const choice = chooseFunction(repo, onlyFile, new Rng(seed, 'fim-function', doc.id), opts.functionAware, funnel);
+  const choice = chooseFunction(repo, onlyFile, new Rng(seed, 'fim-function', doc.id), opts.functionAware, opts.unitMaxChars, funnel);
   if (!choice) {
     bump(stats.skipped, 'no_function_candidate');
     return undefined;

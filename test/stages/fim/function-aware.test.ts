@@ -9,7 +9,7 @@ import { parser as jsParser } from '@lezer/javascript';
 import type { Tree } from '@lezer/common';
 import { collect, defaultContext, fromArray } from '../../../src/core/stage.js';
 import type { Doc } from '../../../src/doc/document.js';
-import { formatRepoDocument } from '../../../src/stages/repos/format.js';
+import { formatRepoDocument, parseRepoDocument } from '../../../src/stages/repos/format.js';
 import { serializeRepos } from '../../../src/stages/repos/serialize.js';
 import { reconstructFim, verifySrFim } from '../../../src/stages/fim/fim-sample.js';
 import { chatTurns } from '../../../src/stages/fim/text.js';
@@ -137,7 +137,6 @@ function parseFiles(d: Doc): { repo: string; path: string; content: string }[] {
   return files.map((f) => ({ repo, ...f }));
 }
 
-import { parseRepoDocument } from '../../../src/stages/repos/format.js';
 const requireRepo = (d: Doc) => parseRepoDocument(d);
 
 test('function-aware samples on the data-samples repositories: one whole function, byte-exact, called in the context, thresholds met', async () => {

@@ -21,8 +21,6 @@ export interface FunctionAwareOptions {
   minCallers: number;
   /** Inferability score (call sites + signals: docstring, type annotations, called from tests) at least this. */
   minInferability: number;
-  /** Code files longer than this are not parsed (their functions are not seen). */
-  maxFileChars: number;
   /** File rows of one repository are gathered up to this many characters to build its graph. */
   repoGroupChars: number;
 }
@@ -38,12 +36,11 @@ export const DEFAULT_FUNCTION_AWARE_OPTIONS: FunctionAwareOptions = {
   minCallers: 1,
   // One caller and one more piece of evidence (a second caller, a docstring, types, a test).
   minInferability: 2,
-  maxFileChars: 1_000_000,
   repoGroupChars: 64 << 20,
 };
 
-const INTEGER_KEYS = ['contextChars', 'minStatements', 'minCyclomatic', 'maxLines', 'minCallers', 'minInferability', 'maxFileChars', 'repoGroupChars'] as const;
-const MINIMUM: Partial<Record<(typeof INTEGER_KEYS)[number], number>> = { maxLines: 1, maxFileChars: 1, repoGroupChars: 1 };
+const INTEGER_KEYS = ['contextChars', 'minStatements', 'minCyclomatic', 'maxLines', 'minCallers', 'minInferability', 'repoGroupChars'] as const;
+const MINIMUM: Partial<Record<(typeof INTEGER_KEYS)[number], number>> = { maxLines: 1, repoGroupChars: 1 };
 
 /** Validates every name and value (integers may be given as strings, as the CLI does). */
 export function resolveFunctionAwareOptions(raw: Record<string, unknown>): FunctionAwareOptions {

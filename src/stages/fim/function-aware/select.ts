@@ -46,9 +46,9 @@ export interface FunctionChoice {
   meta: Record<string, unknown>;
 }
 
-function graphOf(repo: RepoContext, o: FunctionAwareOptions, stats: FunctionAwareStats): RepoGraph {
+function graphOf(repo: RepoContext, maxFileChars: number, stats: FunctionAwareStats): RepoGraph {
   if (repo.graph) return repo.graph;
-  const g = buildRepoGraph(repo.files, o.maxFileChars);
+  const g = buildRepoGraph(repo.files, maxFileChars);
   repo.byFile = new Map();
   for (const fn of g.functions) repo.byFile.set(fn.file, [...(repo.byFile.get(fn.file) ?? []), fn]);
   repo.contents = new Map(repo.files.map((f) => [f.path, f.content]));
@@ -75,10 +75,11 @@ function verdictOf(fn: RepoFunction, graph: RepoGraph, source: string, fileChars
 
 /**
  * Picks the function to mask: every function (of `onlyFile`, for a file row) is judged, the
- * funnel counted, and one candidate drawn with `rng`. Undefined when there is none.
+ * funnel counted, and one candidate drawn with `rng`. Undefined when there is none. Code files
+ * over `maxFileChars` are not parsed (the stage's `unitMaxChars`, as for unit spans).
  */
-export function chooseFunction(repo: RepoContext, onlyFile: string | undefined, rng: Rng, o: FunctionAwareOptions, stats: FunctionAwareStats): FunctionChoice | undefined {
-  const graph = graphOf(repo, o, stats);
+export function chooseFunction(repo: RepoContext, onlyFile: string | undefined, rng: Rng, o: FunctionAwareOptions, maxFileChars: number, stats: FunctionAwareStats): FunctionChoice | undefined {
+  const graph = graphOf(repo, maxFileChars, stats);
   const contents = repo.contents!;
   const fileChars = repo.fileChars!;
   stats.documents++;
