@@ -164,7 +164,14 @@ function pickFunction(doc: Doc, seed: number, opts: FimOptions, stats: FimStats,
     return undefined;
   }
   const onlyFile = doc.kind === 'repo' ? undefined : String(doc.meta.path);
-  const choice = chooseFunction(repo, onlyFile, new Rng(seed, 'fim-function', doc.id), opts.functionAware, opts.unitMaxChars, funnel);
+  let choice: ReturnType<typeof chooseFunction>;
+  try {
+    choice = chooseFunction(repo, onlyFile, new Rng(seed, 'fim-function', doc.id), opts.functionAware, opts.unitMaxChars, funnel);
+  } catch (e) {
+    // One repository the graph cannot handle costs only its own sample.
+    bump(stats.skipped, `function_aware_error: ${(e as Error).message.slice(0, 200)}`);
+    return undefined;
+  }
   if (!choice) {
     bump(stats.skipped, 'no_function_candidate');
     return undefined;
