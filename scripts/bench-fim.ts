@@ -5,8 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { DEFAULT_FIM_OPTIONS, transformDoc, type FimOptions, type FimStats } from '../src/stages/fim/stage.js';
+import { dirname, join } from 'node:path';
+import { collect, defaultContext, fromArray } from '../src/core/stage.js';
+import { DEFAULT_FIM_OPTIONS, fimStage, transformDoc, type FimOptions, type FimStats } from '../src/stages/fim/stage.js';
 import type { Doc } from '../src/doc/document.js';
 import { loadTokenizer } from '../src/tokenize/tokenizer.js';
 
@@ -49,12 +50,32 @@ function run(label: string, opts: Partial<FimOptions>): void {
 }
 
 const only = (f: 'fim' | 'chat_fim' | 'sr_fim') => ({ fim: 0, chat_fim: 0, sr_fim: 0, [f]: 1 });
+// Function-aware spans need repositories: the same files, grouped by their folder as file rows of one repository.
+const rows: Doc[] = corpus.map((d) => ({ ...d, meta: { path: d.source.slice(dirname(d.source).length + 1), repo: dirname(d.source) } }));
+async function runFunctionAware(label: string, opts: Partial<FimOptions>): Promise<void> {
+  const o: FimOptions = { ...DEFAULT_FIM_OPTIONS, fimRate: 1, spans: { char: 0, line: 0, unit: 0, 'function-aware': 1 }, ...opts };
+  const ctx = defaultContext({ seed: 1 });
+  const t0 = process.hrtime.bigint();
+  const out = await collect(fimStage(o)(fromArray(rows), ctx));
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  const stats = ctx.stats.fim as FimStats;
+  const made = out.filter((d) => d.meta.function).length;
+  const fa = stats.function_aware!;
+  const langs = Object.entries(fa.languages).map(([l, f]) => `${l} ${f.functions} seen/${f.candidates} candidates`).join(', ');
+  console.log(
+    `${label.padEnd(24)} ${(made / s).toFixed(0).padStart(7)} samples/s  ${(mb / s).toFixed(1).padStart(6)} MB/s of source  ` +
+      `(${made} samples, ${fa.graphs} graphs, ${langs}, ${Object.keys(stats.verify_failed).length} verify failures)`,
+  );
+}
 for (const span of ['char', 'line', 'unit'] as const) {
   const spans = { char: 0, line: 0, unit: 0, [span]: 1 };
   run(`psm/spm ${span}`, { formats: only('fim'), spans });
   run(`chat_fim ${span}`, { formats: only('chat_fim'), spans });
   run(`sr_fim ${span}`, { formats: only('sr_fim'), spans });
 }
+await runFunctionAware('psm/spm function-aware', { formats: only('fim') });
+await runFunctionAware('chat_fim function-aware', { formats: only('chat_fim') });
+await runFunctionAware('sr_fim function-aware', { formats: only('sr_fim') });
 run('default mix', {});
 run('default mix, no unit', { spans: { char: 0.4, line: 0.6, unit: 0 } });
 // For scale: the tokenizer on the same kind of text (a 1 M char slice), which the samples go through next.

@@ -4,6 +4,7 @@ import { addOptions, flagValues, resolveFlags } from '../options.js';
 import { fimStage } from '../../stages/fim/stage.js';
 import { FIM_OPTIONS, resolveFimOptions } from '../../stages/fim/options.js';
 import { CODE_OPTIONS, resolveCodeOptions } from '../../stages/fim/code-options.js';
+import { addFunctionAwareOptions, functionAwareFromCli } from './fim-function-aware.js';
 import { fimInputDocs } from '../../stages/fim/inputs.js';
 
 export function register(program: Command): void {
@@ -17,9 +18,10 @@ export function register(program: Command): void {
   addOutOptions(cmd);
   addOptions(cmd, FIM_OPTIONS);
   addOptions(cmd, CODE_OPTIONS);
+  addFunctionAwareOptions(cmd);
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
-      const fim = resolveFlags(FIM_OPTIONS, o, resolveFimOptions);
+      const fim = { ...resolveFlags(FIM_OPTIONS, o, resolveFimOptions), functionAware: functionAwareFromCli(o) };
       const code = resolveFlags(CODE_OPTIONS, o, resolveCodeOptions);
       const manifestOpts = { out: o.out as string, seed: o.seed as number, quiet: o.quiet as boolean | undefined, ...flagValues(FIM_OPTIONS, o), ...flagValues(CODE_OPTIONS, o) };
       await runStage('fim', manifestOpts, (ctx) => fimStage(fim)(fimInputDocs(inputs, ctx.ledger, ctx.seed, code.maxFileBytes), ctx));

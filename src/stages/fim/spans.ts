@@ -73,7 +73,8 @@ const PY_UNITS = new Set([
   'MatchStatement',
 ]);
 
-function parse(text: string, lang: UnitLanguage): Tree {
+/** The lezer tree of a file (Python, or JavaScript in its ts/jsx dialect). */
+export function parseCode(text: string, lang: UnitLanguage): Tree {
   if (lang === 'python') return pyParser.parse(text);
   const dialect = lang === 'typescript' ? 'ts' : lang === 'tsx' ? 'ts jsx' : lang === 'jsx' ? 'jsx' : '';
   return (dialect ? jsParser.configure({ dialect }) : jsParser).parse(text);
@@ -86,7 +87,7 @@ function parse(text: string, lang: UnitLanguage): Tree {
 export function findUnits(text: string, lang: UnitLanguage): Span[] {
   const kinds = lang === 'python' ? PY_UNITS : JS_UNITS;
   const units: Span[] = [];
-  parse(text, lang).iterate({
+  parseCode(text, lang).iterate({
     enter(node) {
       if (!kinds.has(node.name)) return;
       let end = node.to;

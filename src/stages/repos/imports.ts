@@ -114,7 +114,7 @@ function firstExisting(index: RepoIndex, candidates: (string | undefined)[]): st
 
 const PY_IMPORT = /^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))/gm;
 
-function pythonModuleFile(index: RepoIndex, rel: string, anchored: boolean): string | undefined {
+export function pythonModuleFile(index: RepoIndex, rel: string, anchored: boolean): string | undefined {
   const candidates = [`${rel}.py`, `${rel}/__init__.py`, `${rel}.pyi`, `${rel}/__init__.pyi`];
   for (const c of candidates) {
     const hit = anchored ? (index.has(c) ? c : undefined) : index.bySuffix(c);
@@ -185,20 +185,25 @@ const JS_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.
 function jsImports(path: string, content: string, index: RepoIndex): string[] {
   const out: string[] = [];
   for (const m of content.matchAll(JS_IMPORT)) {
-    const target = normalizePath(joinPath(dirName(path), m[2]!));
-    if (target === undefined) continue;
-    const candidates = [target, ...JS_EXTENSIONS.map((e) => target + e), ...JS_EXTENSIONS.map((e) => `${target}/index${e}`)];
-    // TypeScript's ESM style names the compiled file: './x.js' means './x.ts'.
-    const js = /\.(m|c)?jsx?$/.exec(target);
-    if (js) {
-      const stem = target.slice(0, js.index);
-      candidates.push(`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`);
-      if (js[1]) candidates.push(`${stem}.${js[1]}ts`);
-    }
-    const hit = firstExisting(index, candidates);
+    const hit = jsModuleFile(index, path, m[2]!);
     if (hit) out.push(hit);
   }
   return out;
+}
+
+/** The repository file a relative JavaScript/TypeScript specifier names, from the file at `path`. */
+export function jsModuleFile(index: RepoIndex, path: string, spec: string): string | undefined {
+  const target = normalizePath(joinPath(dirName(path), spec));
+  if (target === undefined) return undefined;
+  const candidates = [target, ...JS_EXTENSIONS.map((e) => target + e), ...JS_EXTENSIONS.map((e) => `${target}/index${e}`)];
+  // TypeScript's ESM style names the compiled file: './x.js' means './x.ts'.
+  const js = /\.(m|c)?jsx?$/.exec(target);
+  if (js) {
+    const stem = target.slice(0, js.index);
+    candidates.push(`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`);
+    if (js[1]) candidates.push(`${stem}.${js[1]}ts`);
+  }
+  return firstExisting(index, candidates);
 }
 
 // ---------------------------------------------------------------- Go
