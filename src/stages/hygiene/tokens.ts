@@ -6,6 +6,7 @@
  * that the typed-array hash table of the masking stage stores as (hi, lo).
  */
 const TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+const WORD = /[\p{L}\p{N}_]+/gu;
 
 export interface TokenOptions {
   /** Compare case-insensitively. */
@@ -15,6 +16,8 @@ export interface TokenOptions {
    * symbol, so a copy with renamed variables has the same sequence.
    */
   abstractIdentifiers?: boolean;
+  /** Words only (letters, digits, `_`): punctuation is dropped, as in the common 13-gram decontamination. */
+  wordsOnly?: boolean;
 }
 
 /** Python and JavaScript keywords and the builtins solutions lean on: kept as themselves when identifiers are abstracted. */
@@ -37,8 +40,9 @@ export function fnv1a(s: string): number {
 
 /** Visits every token: its [start, end) in the text and its hash. */
 export function forEachToken(text: string, options: TokenOptions, visit: (start: number, end: number, hash: number) => void): void {
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+  const re = options.wordsOnly ? WORD : TOKEN;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
     let t = m[0];
     if (options.lowercase) t = t.toLowerCase();
     const word = t.length > 1 || /[\p{L}_]/u.test(t);
