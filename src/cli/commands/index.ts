@@ -10,6 +10,7 @@ import { register as edits } from './edits.js';
 import { register as mask } from './mask.js';
 import { register as run } from './run.js';
 import { register as merge } from './merge.js';
+import { register as hygiene } from './hygiene.js';
 
 /** Every subcommand registers itself; the CLI is a thin layer over the library in src/. */
 export const commands: ((program: Command) => void)[] = [
@@ -18,6 +19,7 @@ export const commands: ((program: Command) => void)[] = [
   fim,
   edits,
   mask,
+  hygiene,
   pack,
   compare,
   report,

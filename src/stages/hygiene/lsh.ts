@@ -118,7 +118,8 @@ export function verifiedPairs(file: SignatureFile, threshold: number, memoryByte
 function checkBucket(members: number[], sig: (i: number) => Uint32Array, threshold: number, onPair: (i: number, j: number, estimate: number) => void): void {
   const full = members.length <= FULL_CHECK_BUCKET;
   for (let x = 0; x < members.length; x++) {
-    for (let y = x + 1; y < (full ? members.length : x === 0 ? members.length : x + 2); y++) {
+    const until = full || x === 0 ? members.length : Math.min(members.length, x + 2);
+    for (let y = x + 1; y < until; y++) {
       const i = members[x]!;
       const j = members[y]!;
       const est = estimatedJaccard(sig(i), sig(j));
