@@ -16,8 +16,8 @@ import { mergeRecords, RecordOutput, type Combine } from './record-runs.js';
  *   sections.near.offset    (with --near) records of near.record_bytes, sorted by item key:
  *                   u64 item key, u16 name length, NAME_BYTES name, u32 tokens, k × u32 MinHash signature
  *
- * An item's key is hash64(document id, path): the copy that stays is the one with the
- * smallest key, a choice that depends on the items alone. Equal content hashes fold by
+ * An item's key (itemKey) orders by document, then file: the copy that stays is the one with
+ * the smallest key, a choice that depends on the items alone. Equal content hashes fold by
  * summing the counts and keeping the smaller keeper, so the merged file's bytes are the same
  * for 1 rank or any number of ranks over the same documents.
  */
@@ -78,8 +78,13 @@ export function split64(v: bigint): { hi: number; lo: number } {
   return { hi: Number(v >> 32n), lo: Number(BigInt.asUintN(32, v)) };
 }
 
+/**
+ * An item's key: the high half from the document id alone, the low half from the id and the
+ * path. Keys order by document first, so when two repositories share many files (a fork) the
+ * same repository keeps all of them rather than each keeping a random share.
+ */
 export function itemKey(docId: string, path: string | undefined): { hi: number; lo: number } {
-  return split64(hash64('dedup-item', docId, path ?? ''));
+  return { hi: split64(hash64('dedup-doc', docId)).hi, lo: split64(hash64('dedup-item', docId, path ?? '')).lo };
 }
 
 /** Writes a name truncated to NAME_BYTES at a character boundary; returns nothing. */
