@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
+import { DEDUP_OPTION_NAMES } from '../stages/hygiene/dedup-options.js';
+import { DECONTAMINATE_OPTION_NAMES } from '../stages/hygiene/decontaminate.js';
+import { REDACT_OPTION_NAMES } from '../stages/hygiene/redact.js';
+import { resolveHygieneOptions, type HygieneStage } from '../stages/hygiene/stage.js';
 
 /**
  * The `midpack run` config (JSON or YAML): sources, the stages each goes through, masking,
@@ -28,7 +32,7 @@ import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
  */
 export const SOURCE_TYPES = ['repos', 'web', 'edits', 'code', 'documents'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
-export const THEN_TYPES = ['fim'] as const;
+export const THEN_TYPES = ['fim', 'dedup', 'decontaminate', 'redact'] as const;
 
 /** The options each part accepts: the library's own option names. */
 export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
@@ -39,6 +43,13 @@ export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
   documents: [],
 };
 export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
+/** The options of each stage after a source. */
+export const THEN_OPTIONS: Record<(typeof THEN_TYPES)[number], readonly string[]> = {
+  fim: FIM_OPTIONS,
+  dedup: DEDUP_OPTION_NAMES,
+  decontaminate: DECONTAMINATE_OPTION_NAMES,
+  redact: REDACT_OPTION_NAMES,
+};
 export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
 export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens'] as const;
 
@@ -143,7 +154,14 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
         const ttype = str(to.type, `${tat}.type`);
         if (!(THEN_TYPES as readonly string[]).includes(ttype)) fail(`${tat}.type`, `must be one of ${THEN_TYPES.join(', ')}`);
         const topts = to.options === undefined ? {} : obj(to.options, `${tat}.options`);
-        keys(topts, FIM_OPTIONS, `${tat}.options`);
+        keys(topts, THEN_OPTIONS[ttype as ThenConfig['type']], `${tat}.options`);
+        if (ttype !== 'fim') {
+          try {
+            resolveHygieneOptions(ttype as HygieneStage, topts);
+          } catch (e) {
+            fail(`${tat}.options`, (e as Error).message);
+          }
+        }
         return { type: ttype as ThenConfig['type'], options: topts };
       }),
     };

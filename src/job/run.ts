@@ -21,6 +21,7 @@ import { fimInputDocs } from '../stages/fim/inputs.js';
 import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } from '../stages/fim/edit-sample.js';
 import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
 import { countSegments } from '../stages/mask/count.js';
+import { hygieneStage } from '../stages/hygiene/stage.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig } from './run-config.js';
@@ -143,8 +144,9 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       ctx.ledger.printDrops(source.name);
       let docs = sourceDocs(source, ctx, runDir);
       // Each stage after the source keeps its own ledger: its unit is the document it gets.
-      const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir }) }));
-      for (const { t, c } of thenCtx) docs = fimStage(fimOptions(t.options))(countedIn(docs, c.ledger), c);
+      // `owns` tells a stage that this is one rank of several (dedup then needs the merged index of all ranks).
+      const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }) }));
+      for (const { t, c } of thenCtx) docs = (t.type === 'fim' ? fimStage(fimOptions(t.options)) : hygieneStage(t.type, t.options))(countedIn(docs, c.ledger), c);
       for await (const d of docs) {
         await writer.write(docToJson(d));
         documents++;

@@ -38,18 +38,26 @@ function writeLines(path: string, lines: string[]): void {
 }
 
 function registerDedup(program: Command): void {
+  // `dedup` takes inputs and options itself and has subcommands with options of the same
+  // names: options must belong to the command they follow. The program has no options of its
+  // own, so making its options positional changes nothing else.
+  program.enablePositionalOptions();
   const dedup = dedupOptions(
     program
       .command('dedup')
+      // The options after `count`, `merge` or `apply` are theirs, not the one-process command's.
+      .enablePositionalOptions()
       .description('Remove exact duplicates (and with --near, near-duplicates) of documents and of each file of repository documents; the copy with the smallest key stays')
       .argument('<inputs...>', 'JSONL/Parquet/Arrow documents (files or folders)')
-      .requiredOption('--out <file>', 'output JSONL ("-" for stdout); OUT.manifest.json and OUT.clusters.jsonl beside it')
+      // Not `requiredOption`: commander checks a parent's required options for its subcommands too.
+      .option('--out <file>', 'output JSONL ("-" for stdout), required; OUT.manifest.json and OUT.clusters.jsonl beside it')
       .option('--dry-run', 'write every document unchanged and the clusters, counting what would be removed')
       .option('--quiet', 'print nothing but errors'),
   ).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
+      if (typeof o.out !== 'string') throw new Error("dedup: required option '--out <file>' not specified");
       const options = resolveFromFlags(o);
-      const out = o.out as string;
+      const out = o.out;
       const work = mkdtempSync(join(options.workDir ?? (out === '-' ? '.' : dirname(out)), '.dedup-'));
       try {
         const countCtx = defaultContext({ log: () => {} });
