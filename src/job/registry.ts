@@ -13,6 +13,7 @@ import { WEB_OPTIONS, resolveWebOptions } from '../stages/web/options.js';
 import { rewriteWeb } from '../stages/web/stage.js';
 import { TRAJECTORIES_TABLE, resolveTrajectoriesOptions } from '../stages/trajectories/options.js';
 import { trajectoriesSource } from '../stages/trajectories/stage.js';
+import { hygieneStage, resolveHygieneOptions, type HygieneStage } from '../stages/hygiene/stage.js';
 
 /**
  * The registry `midpack run` composes a pipeline from, without a switch.
@@ -55,7 +56,22 @@ export const SOURCES: Record<string, SourceEntry<any>> = {
 export const STAGES: Record<string, StageEntry<any>> = {
   fim: { options: FIM_OPTIONS, resolve: resolveFimOptions, stage: fimStage },
   web: { options: WEB_OPTIONS, resolve: resolveWebOptions, stage: rewriteWeb },
+  dedup: hygieneEntry('dedup'),
+  decontaminate: hygieneEntry('decontaminate'),
+  redact: hygieneEntry('redact'),
 };
+
+/** The hygiene stages check their raw options at config load and resolve them again when built. */
+function hygieneEntry(type: HygieneStage): StageEntry<Record<string, unknown>> {
+  return {
+    options: {},
+    resolve: (raw) => {
+      resolveHygieneOptions(type, raw);
+      return raw;
+    },
+    stage: (raw) => hygieneStage(type, raw),
+  };
+}
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** One configured source as a document stream: options resolved, read, then each stage in order. */

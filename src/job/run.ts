@@ -10,7 +10,6 @@ import { AtomicLineWriter } from '../io/jsonl.js';
 import { readDocumentFile } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
-import { resolveTrajectoriesOptions, trajectoriesSource } from '../stages/trajectories/index.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
@@ -162,7 +161,8 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       ctx.ledger.printDrops(source.name);
       let docs = sourceDocs(source, ctx);
       // Each stage after the source keeps its own ledger: its unit is the document it gets.
-      const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir }) }));
+      // `owns` tells a stage that this is one rank of several (dedup then needs the merged index of all ranks).
+      const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }) }));
       for (const { t, c } of thenCtx) docs = thenStage(t)(countedIn(docs, c.ledger), c);
       for await (const d of docs) {
         await writer.write(docToJson(d));

@@ -11,6 +11,7 @@ import { register as mask } from './mask.js';
 import { register as run } from './run.js';
 import { register as merge } from './merge.js';
 import { register as trajectories } from './trajectories.js';
+import { register as hygiene } from './hygiene.js';
 
 /** Every subcommand registers itself; the CLI is a thin layer over the library in src/. */
 export const commands: ((program: Command) => void)[] = [
@@ -20,6 +21,7 @@ export const commands: ((program: Command) => void)[] = [
   edits,
   trajectories,
   mask,
+  hygiene,
   pack,
   compare,
   report,
