@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { OVERLONG_POLICIES, type OverlongPolicy } from '../pack/index.js';
+import { TOKENIZER_BACKENDS, type TokenizerBackend } from '../tokenize/tokenizer.js';
 
 /**
  * The `midpack run` config (JSON or YAML): sources, the stages each goes through, masking,
@@ -40,7 +41,7 @@ export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
 };
 export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
 export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
-export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens'] as const;
+export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens', 'tokenizerBackend'] as const;
 
 export interface ThenConfig {
   type: (typeof THEN_TYPES)[number];
@@ -73,6 +74,7 @@ export interface RunConfig {
     rowsPerShard?: number;
     name?: string;
     chunkTokens?: number;
+    tokenizerBackend?: TokenizerBackend;
   };
 }
 
@@ -155,6 +157,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   for (const k of ['seqLen', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'chunkTokens'] as const) if (pack[k] !== undefined) int(pack[k], `pack.${k}`, 1);
   if (pack.overlong !== undefined && !(OVERLONG_POLICIES as readonly string[]).includes(pack.overlong as string)) fail('pack.overlong', `must be one of ${OVERLONG_POLICIES.join(', ')}`);
   if (pack.name !== undefined) str(pack.name, 'pack.name');
+  if (pack.tokenizerBackend !== undefined && !(TOKENIZER_BACKENDS as readonly unknown[]).includes(pack.tokenizerBackend)) fail('pack.tokenizerBackend', `must be one of ${TOKENIZER_BACKENDS.join(', ')}, got ${JSON.stringify(pack.tokenizerBackend)}`);
   return {
     file,
     out: top.out === undefined ? 'out' : str(top.out, 'out'),

@@ -16,6 +16,7 @@ export function register(program: Command): void {
     .argument('<inputs...>', 'document files or folders of them')
     .requiredOption('--out <dir>', 'output folder')
     .option('--tokenizer <name|path>', 'qwen3 (shipped with the package) or a path to a tokenizer.json', PACK_DEFAULTS.tokenizer)
+    .addOption(new Option('--tokenizer-backend <name>', 'auto: the fast backend (tiktoken core) when it reproduces the tokenizer.json exactly, else hf; hf: @huggingface/tokenizers; fast: as auto. Ids are identical either way').choices(['auto', 'hf', 'fast']).default(PACK_DEFAULTS.tokenizerBackend))
     .option('--workers <n>', 'tokenizer worker threads (output is identical for any count)', intOption('--workers', 1), availableParallelism())
     .option('--seq-len <L>', 'tokens per bin', intOption('--seq-len', 1), PACK_DEFAULTS.seqLen)
     .addOption(new Option('--overlong <policy>', 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated)').choices(['split', 'slide', 'drop', 'boundary']).default(PACK_DEFAULTS.overlong))
@@ -42,6 +43,7 @@ export function register(program: Command): void {
           inputs,
           out,
           tokenizer: opts.tokenizer,
+          tokenizerBackend: opts.tokenizerBackend,
           workers: opts.workers,
           seqLen: opts.seqLen,
           overlong: opts.overlong,
