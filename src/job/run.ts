@@ -67,7 +67,8 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   mkdirSync(runDir, { recursive: true });
-  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined })).digest('hex');
+  // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
+  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
 
   let prepared = readPrepared(runDir, configHash, rank);
   if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash);
