@@ -205,3 +205,10 @@ test('a WordPiece and a Metaspace tokenizer.json fall back to @huggingface/token
   }
   assert.ok(statSync(dir).isDirectory());
 });
+
+test('midpack run: pack.tokenizerBackend is validated by name and value', async () => {
+  const { parseRunConfig } = await import('../../src/job/run-config.js');
+  const base = { sources: [{ type: 'documents', inputs: ['x.jsonl'] }] };
+  assert.equal(parseRunConfig({ ...base, pack: { tokenizerBackend: 'hf' } }, 'c.yaml').pack.tokenizerBackend, 'hf');
+  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerBackend: 'turbo' } }, 'c.yaml'), /pack\.tokenizerBackend: must be one of auto, hf, fast, got "turbo"/);
+});
