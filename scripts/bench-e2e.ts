@@ -9,7 +9,7 @@
  * the corpus. Prints throughputs, the pack/tokenize ratio (target >= 0.85), the 1 -> 2 worker
  * speedup (target >= 1.7) and peak RSS (target < 2 GB).
  *
- *   npm run bench:e2e -- [--mb 200] [--workers 2]
+ *   npm run bench:e2e -- [--mb 200] [--workers 2] [--tokenizer-backend auto|hf|fast]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -27,7 +27,9 @@ interface Measure {
   maxRssMB: number;
 }
 
-async function child(mode: string, input: string, workers: number, out: string): Promise<void> {
+async function child(mode: string, input: string, workers: number, out: string, requested: string): Promise<void> {
+  const { resolveTokenizerBackend } = await import('../src/tokenize/tokenizer.js');
+  const { backend } = await resolveTokenizerBackend('qwen3', requested as 'auto' | 'hf' | 'fast');
   const bytes = statSync(input).size;
   const t0 = performance.now();
   let tokens = 0;
@@ -35,13 +37,13 @@ async function child(mode: string, input: string, workers: number, out: string):
     const { Ledger } = await import('../src/core/ledger.js');
     const { readDocuments } = await import('../src/io/documents.js');
     const { TokenizePool } = await import('../src/tokenize/pool.js');
-    const pool = new TokenizePool({ workers });
+    const pool = new TokenizePool({ workers, backend });
     const ledger = new Ledger();
     for await (const [, r] of pool.map(readDocuments([input], ledger), (d) => ({ text: d.text, special_spans: d.special_spans, loss_mask_spans: d.loss_mask_spans }))) tokens += r.ids?.length ?? 0;
     await pool.close();
   } else {
     const { runPackJob, PACK_DEFAULTS } = await import('../src/job/pack-job.js');
-    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers, progress: false });
+    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers, progress: false, tokenizerBackend: backend });
     tokens = s.report.packing.tokens;
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -49,10 +51,11 @@ async function child(mode: string, input: string, workers: number, out: string):
   process.stdout.write(JSON.stringify(m) + '\n');
 }
 
+let backendArg = 'auto';
 function run(mode: string, input: string, workers: number): Measure {
   const out = join(repoRoot, '.bench', `e2e-out-${mode}-${workers}`);
   rmSync(out, { recursive: true, force: true });
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, input, String(workers), out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, input, String(workers), out, backendArg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`${mode} (workers ${workers}) failed with status ${r.status}`);
   rmSync(out, { recursive: true, force: true });
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
@@ -60,7 +63,9 @@ function run(mode: string, input: string, workers: number): Measure {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, args[2]!, Number(args[3]), args[4]!);
+  if (args[0] === '--child') return child(args[1]!, args[2]!, Number(args[3]), args[4]!, args[5]!);
+  const b = args.indexOf('--tokenizer-backend');
+  if (b >= 0) backendArg = args[b + 1]!;
   const opt = (name: string, dflt: number) => {
     const i = args.indexOf(name);
     return i >= 0 ? Number(args[i + 1]) : dflt;
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
   const line = (label: string, m: Measure) =>
     `${label.padEnd(34)} ${mbOf(m).toFixed(2).padStart(7)} MB/s ${Math.round(m.tokens / m.seconds).toLocaleString('en-US').padStart(11)} tokens/s  ${m.seconds.toFixed(1).padStart(6)} s  peak RSS ${m.maxRssMB.toFixed(0)} MB`;
 
+  process.stderr.write(`tokenizer backend: ${backendArg}\n`);
   process.stderr.write(`corpus: ${(statSync(big).size / 1e6).toFixed(0)} MB JSONL (${big}); half: ${(statSync(half).size / 1e6).toFixed(0)} MB\n`);
   const tok = run('tokenize', big, workers);
   const pack = run('pack', big, workers);

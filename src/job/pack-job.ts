@@ -6,7 +6,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
-import { tokenizerInfo } from '../tokenize/tokenizer.js';
+import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import type { TokenizeResult } from '../tokenize/encode.js';
 import { StreamingPacker, type ClosedBins, type OverlongPolicy } from '../pack/index.js';
@@ -27,6 +27,8 @@ export interface PackJobOptions {
   inputs: string[];
   out: string;
   tokenizer: string;
+  /** auto (default): the fast backend wherever it gives the reference's ids; hf; fast. Same bytes either way. */
+  tokenizerBackend?: TokenizerBackend;
   workers: number;
   seqLen: number;
   overlong: OverlongPolicy;
@@ -52,6 +54,7 @@ export interface PackJobOptions {
 
 export const PACK_DEFAULTS = {
   tokenizer: 'qwen3',
+  tokenizerBackend: 'auto' as TokenizerBackend,
   seqLen: 262_144,
   overlong: 'split' as OverlongPolicy,
   rowsPerShard: 256,
@@ -111,10 +114,12 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
  * outputs are byte-identical to an uninterrupted run, for any worker count.
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+  const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend);
+  if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
   // Workers load their tokenizers (about a second each) while the main thread sets up.
-  const pool = new TokenizePool({ workers: capWorkers(o.workers, o.forceWorkers ?? false), tokenizer: o.tokenizer });
+  const pool = new TokenizePool({ workers: capWorkers(o.workers, o.forceWorkers ?? false), tokenizer: o.tokenizer, backend });
   try {
-    return await packWith(pool, o, source);
+    return await packWith(pool, o, backend, source);
   } finally {
     await pool.close();
   }
@@ -136,7 +141,7 @@ export interface PackSource {
   identity?: Fingerprint;
 }
 
-async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+async function packWith(pool: TokenizePool, o: PackJobOptions, backend: 'hf' | 'fast', source?: PackSource): Promise<PackSummary> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
   const rank = o.rank ?? SINGLE_RANK;
@@ -147,7 +152,7 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
   try {
     const workDir = join(o.out, '.work');
     outDir.openWork('.work', fingerprintHash(fingerprint));
-    return await packInto(pool, o, workDir, outDir, config, tokenizer, inputFiles, source);
+    return await packInto(pool, o, workDir, outDir, config, tokenizer, backend, inputFiles, source);
   } finally {
     if (!source) outDir.release();
   }
@@ -160,6 +165,7 @@ async function packInto(
   outDir: OutDir,
   config: Record<string, unknown>,
   tokenizer: Awaited<ReturnType<typeof tokenizerInfo>>,
+  backend: 'hf' | 'fast',
   inputFiles: string[],
   source?: PackSource,
 ): Promise<PackSummary> {
@@ -273,7 +279,7 @@ async function packInto(
     for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
       pending.acceptedEnd = s + 1;
       if (!r.ids) {
-        const failure = { reason: 'tokenize_failed', message: `${doc.source} (${doc.id}): ${r.error}` };
+        const failure = { reason: r.reason ?? 'tokenize_failed', message: `${doc.source} (${doc.id}): ${r.error}` };
         ledger.drop(failure.reason, failure.message);
         pending.failed.push(failure);
         continue;
@@ -312,7 +318,8 @@ async function packInto(
       midpack_version: VERSION,
       rank: rank.rank,
       world_size: rank.worldSize,
-      config,
+      // The backend does not change the bytes, so it is recorded here but not in the resume check.
+      config: { ...config, tokenizer_backend: backend },
       tokenizer: { name: tokenizer.name, sha256: tokenizer.hash, eos_id: tokenizer.eosId, pad_id: tokenizer.padId },
       inputs: await inputsDescribed,
       ledger: ledger.toJSON(),

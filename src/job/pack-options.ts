@@ -1,3 +1,4 @@
+import { TOKENIZER_BACKENDS, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { resolveTable, type OptionTable } from '../core/options.js';
 import { DEFAULT_MAX_OPEN_BINS, DEFAULT_WINDOW_UNITS, OVERLONG_POLICIES, type OverlongPolicy } from '../pack/packer.js';
 import { PACK_DEFAULTS } from './pack-job.js';
@@ -21,6 +22,13 @@ export const PACK_OPTIONS = {
   rowsPerShard: { type: 'int', min: 1, default: PACK_DEFAULTS.rowsPerShard, help: 'bins per Arrow shard file' },
   name: { type: 'string', arg: '<name>', default: PACK_DEFAULTS.name, help: 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)' },
   chunkTokens: { type: 'int', min: 1, default: PACK_DEFAULTS.chunkTokens, help: 'tokens per work chunk: how much a killed run may redo' },
+  tokenizerBackend: {
+    type: 'string',
+    choices: TOKENIZER_BACKENDS,
+    default: PACK_DEFAULTS.tokenizerBackend,
+    arg: '<name>',
+    help: 'auto: the fast backend (tiktoken core) when it reproduces the tokenizer.json exactly, else hf; hf: @huggingface/tokenizers; fast: as auto. Ids are identical either way',
+  },
 } satisfies OptionTable;
 
 /** The packer's own options, shared with `compare`. */
@@ -35,6 +43,7 @@ export interface PackOptions {
   rowsPerShard: number;
   name: string;
   chunkTokens: number;
+  tokenizerBackend: TokenizerBackend;
 }
 
 export function resolvePackOptions(raw: Record<string, unknown>): PackOptions {

@@ -66,7 +66,8 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
   if (phase === 'pack' && cfg.mask && rank.worldSize > 1 && !o.counts) throw new Error('--phase pack of a masked multi-rank run needs --counts (the merged counts of all ranks)');
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
-  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined })).digest('hex');
+  // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
+  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
   // Everything that decides the bytes but the merged counts, which only phase pack is given.
   const fingerprint = {
     command: 'run',

@@ -1,6 +1,7 @@
 import type { Span } from '../doc/document.js';
 import type { MidTokenizer } from './tokenizer.js';
 import { boundaryTokens, tokenLossMask } from './token-mask.js';
+import { TokenizeLimitError } from './limits.js';
 
 /** What the pack step needs tokenized from a document. */
 export interface TokenizeRequest {
@@ -20,6 +21,8 @@ export interface TokenizeResult {
   masked?: number;
   /** Set when the document cannot be tokenized (bad special span...): counted, not fatal. */
   error?: string;
+  /** The ledger reason for `error` (tokenize_failed unless a size limit was hit). */
+  reason?: string;
 }
 
 export function encodeForPacking(tokenizer: MidTokenizer, req: TokenizeRequest): TokenizeResult {
@@ -31,6 +34,6 @@ export function encodeForPacking(tokenizer: MidTokenizer, req: TokenizeRequest):
     const boundaries = boundaryTokens(enc, req.boundaries ?? []);
     return { ids: enc.ids, mask, boundaries, masked };
   } catch (e) {
-    return { error: (e as Error).message };
+    return { error: (e as Error).message, reason: e instanceof TokenizeLimitError ? e.reason : undefined };
   }
 }

@@ -10,6 +10,8 @@ import type { TokenizeRequest, TokenizeResult } from './encode.js';
 export interface PoolOptions {
   workers?: number;
   tokenizer?: string;
+  /** Resolved by resolveTokenizerBackend on the main thread: `hf` (default) or `fast`. */
+  backend?: 'hf' | 'fast';
   /** A batch closes at this many characters or documents. */
   batchChars?: number;
   batchDocs?: number;
@@ -30,7 +32,7 @@ export class TokenizePool {
     this.ready = [];
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
-      const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
+      const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3', backend: opts.backend ?? 'hf' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
       const ready = new Promise<void>((resolve, reject) => {
         w.once('message', () => resolve());

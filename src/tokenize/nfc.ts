@@ -1,0 +1,59 @@
+/**
+ * NFC of a text with a map from normalized offsets back to the original ones, in memory
+ * proportional to the runs normalization changed (not to the text).
+ *
+ * NFC never composes or reorders across an ASCII character (each is a starter that no
+ * composition takes as its second part), so the text is normalized in runs that start at an
+ * ASCII character: a run of non-ASCII characters together with the ASCII character before it.
+ * Offsets outside changed runs map exactly; a token inside a changed run is widened to the
+ * whole run (so it is masked only if the whole run is).
+ */
+export interface NfcText {
+  normalized: string;
+  /** Original offset of a normalized one; `roundUp` for an end offset. */
+  toOriginal: ((n: number, roundUp: boolean) => number) | null;
+}
+
+const NON_ASCII = /[^\x00-\x7f]+/g;
+
+export function nfcWithMap(original: string): NfcText {
+  const normalized = original.normalize('NFC');
+  if (normalized === original) return { normalized, toOriginal: null };
+  // Changed runs: original [os, oe) became normalized [ns, ne).
+  const os: number[] = [];
+  const oe: number[] = [];
+  const ns: number[] = [];
+  const ne: number[] = [];
+  let shift = 0; // normalized minus original length so far
+  NON_ASCII.lastIndex = 0;
+  for (let m = NON_ASCII.exec(original); m; m = NON_ASCII.exec(original)) {
+    const start = m.index > 0 ? m.index - 1 : 0;
+    const end = m.index + m[0].length;
+    const run = original.slice(start, end);
+    const norm = run.normalize('NFC');
+    if (norm === run) continue;
+    os.push(start);
+    oe.push(end);
+    ns.push(start + shift);
+    shift += norm.length - run.length;
+    ne.push(end + shift);
+  }
+  if (original.length + shift !== normalized.length) throw new Error('NFC offset map: runs do not add up');
+  return {
+    normalized,
+    toOriginal: (n, roundUp) => {
+      // The last changed run starting at or before n.
+      let lo = 0;
+      let hi = ns.length - 1;
+      if (hi < 0 || n < ns[0]!) return n;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ns[mid]! <= n) lo = mid;
+        else hi = mid - 1;
+      }
+      if (n === ns[lo]) return os[lo]!;
+      if (n >= ne[lo]!) return oe[lo]! + (n - ne[lo]!);
+      return roundUp ? oe[lo]! : os[lo]!;
+    },
+  };
+}
