@@ -71,7 +71,11 @@ function registerDedup(program: Command): void {
       }
     }),
   );
+  registerDedupRanks(dedup);
+}
 
+/** `dedup count`, `dedup merge`, `dedup apply`: the two passes over several ranks, with the merge between. */
+function registerDedupRanks(dedup: Command): void {
   dedupOptions(
     dedup
       .command('count')
