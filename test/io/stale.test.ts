@@ -32,7 +32,7 @@ test('after a kill, a rerun removes the OUT.tmp-PID files and marked spill folde
   mkdirSync(work);
   mkdirSync(outDir);
   const out = join(outDir, 'repos.jsonl');
-  const args = ['serialize-repos', rows, '--out', out, '--group-memory', '100000', '--work-dir', work, '--quiet'];
+  const args = ['serialize-repos', rows, '--out', out, '--group-memory-bytes', '100000', '--work-dir', work, '--quiet'];
   const child = spawn(process.execPath, [cliPath, ...args], { stdio: 'ignore' });
   const spills = () => readdirSync(work).filter((n) => n.startsWith('midpack-repos-'));
   const temps = () => readdirSync(outDir).filter((n) => n.startsWith('repos.jsonl.tmp-'));
