@@ -44,7 +44,7 @@ async function child(mode: string, backend: 'hf' | 'fast', input: string, out: s
     await pool.close();
   } else {
     const { runPackJob, PACK_DEFAULTS } = await import('../src/job/pack-job.js');
-    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers: 1, progress: false, tokenizerBackend: backend });
+    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers: 1, tokenizerBackend: backend });
     tokens = s.report.packing.tokens;
     hash.update(s.manifest.shards_fingerprint);
   }

@@ -135,3 +135,9 @@ function fmt(n: number): string {
   if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
   return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
+
+/** A phase display for a pack job's events: `onProgress` goes to the job, `stop` when it ends. */
+export function phaseProgress(label: string): { onProgress: (e: PackEventLike) => void; stop: () => void } {
+  const p = new PhaseProgress(label);
+  return { onProgress: (e) => p.pack(e), stop: () => p.stop() };
+}

@@ -4,7 +4,7 @@ import { Ledger } from '../core/ledger.js';
 import { resolveRank } from '../core/ranks.js';
 import { countedIn, fromArray } from '../core/stage.js';
 import type { Doc } from '../doc/document.js';
-import { runPackJob, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
+import { type PackJobOptions, runPackJob, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
 import { resolvePackOptions } from './pack-options.js';
 import { runPipeline, type RunOptions } from './run.js';
 import { loadRunConfig, parseRunConfig } from './run-config.js';
@@ -19,7 +19,8 @@ export interface PackOptionsInput {
   tokenizer?: string;
   workers?: number;
   keepWork?: boolean;
-  progress?: boolean;
+  /** Progress events while tokenizing and writing (none are printed by the library). */
+  onProgress?: PackJobOptions['onProgress'];
   /** seqLen, overlong, slideStride, windowUnits, maxOpenBins, rowsPerShard, name, chunkTokens. */
   [packOption: string]: unknown;
 }
@@ -29,7 +30,7 @@ export interface PackOptionsInput {
  * `docs`: paths of document files and folders, or the documents themselves (an array or stream).
  */
 export async function pack(docs: string[] | Doc[] | AsyncIterable<Doc>, options: PackOptionsInput): Promise<PackSummary> {
-  const { out, tokenizer, workers, keepWork, progress, ...raw } = options;
+  const { out, tokenizer, workers, keepWork, onProgress, ...raw } = options;
   const common = {
     ...PACK_DEFAULTS,
     ...resolvePackOptions(raw),
@@ -37,7 +38,7 @@ export async function pack(docs: string[] | Doc[] | AsyncIterable<Doc>, options:
     tokenizer: tokenizer ?? PACK_DEFAULTS.tokenizer,
     workers: workers ?? availableParallelism(),
     keepWork: keepWork ?? false,
-    progress: progress ?? false,
+    onProgress,
     rank: resolveRank({}),
   };
   if (Array.isArray(docs) && docs.every((d) => typeof d === 'string')) return runPackJob({ ...common, inputs: docs as string[] });
@@ -52,7 +53,7 @@ export async function pack(docs: string[] | Doc[] | AsyncIterable<Doc>, options:
  * are relative to the working folder.
  */
 export async function run(config: string | Record<string, unknown>, options: RunOptions = {}): ReturnType<typeof runPipeline> {
-  const opts = { progress: false, ...options };
+  const opts = { ...options };
   if (typeof config !== 'string') return runPipeline(parseRunConfig(config, '(config object)'), opts);
   const cfg = loadRunConfig(config);
   const cwd = process.cwd();

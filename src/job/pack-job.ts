@@ -17,7 +17,6 @@ import type { PackedBin } from '../write/bin.js';
 import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import { writeReportHtml } from '../report/html.js';
-import { Progress } from '../cli/progress.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
 import { capWorkers } from './workers.js';
 import { inputsFingerprint } from './merge-checks.js';
@@ -41,7 +40,8 @@ export interface PackJobOptions {
   /** Tokens per work chunk: the resume granularity. */
   chunkTokens: number;
   keepWork: boolean;
-  progress: boolean;
+  /** Progress events (the CLI draws them; the library itself prints none). */
+  onProgress?: (e: PackProgressEvent) => void;
   /** This process's part of the input (one rank of a job array); all of it by default. */
   rank?: RankInfo;
   /** Replace an --out that holds another midpack output (otherwise refused). */
@@ -195,7 +195,7 @@ async function packInto(
   const megatron = new MegatronBinsWriter({ dir: join(o.out, 'megatron'), name: o.name, seqLen: o.seqLen });
   const lengthsFile = new AtomicFile(join(o.out, 'doc_lengths.u32'));
   const figures = new FiguresBuilder(o.seqLen);
-  const progress = new Progress(o.progress, ['documents', 'tokens', 'bins']);
+  const progress = progressCounter(o.onProgress);
   const fault = faultPoint();
 
   const bins = new BinAssembler(store, o.seqLen, tokenizer.padId);
@@ -205,7 +205,7 @@ async function packInto(
       figures.addBin(bins.lastTokens, bin.docLens.length);
       await arrow.writeBin(bin);
       await megatron.writeBin(bin);
-      progress.add('bins', 1);
+      progress.add('write', 'bins', 1);
       fault('bins');
     }
   };
@@ -240,8 +240,7 @@ async function packInto(
       ledger.output(index.docs.length);
       for (const f of index.failed) ledger.drop(f.reason, f.message);
       await packChunk(index);
-      progress.add('documents', index.docs.length);
-      progress.add('tokens', index.tokens);
+      progress.add('tokenize', 'documents', index.docs.length, index.tokens);
     }
     if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeAccepted} documents already tokenized)\n`);
 
@@ -289,13 +288,11 @@ async function packInto(
       pending.ids.push(r.ids);
       pending.masks.push(r.mask!);
       pending.tokens += r.ids.length;
-      progress.add('documents', 1);
-      progress.add('tokens', r.ids.length);
+      progress.add('tokenize', 'documents', 1, r.ids.length);
       if (pending.tokens >= o.chunkTokens) await flush();
     }
     await flush();
     await emit(packer.finish());
-    progress.stop();
 
     const shards = await arrow.close();
     const megatronFiles = await megatron.close();
@@ -347,7 +344,6 @@ async function packInto(
     else store.remove();
     return { manifest, report };
   } catch (e) {
-    progress.stop();
     store.close();
     arrow.abort();
     megatron.abort();
@@ -437,4 +433,21 @@ async function describeInput(path: string): Promise<{ path: string; bytes: numbe
 /** String.prototype.isWellFormed (Node 20) without the ES2024 lib typings. */
 function isWellFormed(s: string): boolean {
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** A pack job's progress: documents and tokens while tokenizing, bins while writing (increments). */
+export interface PackProgressEvent {
+  phase: 'tokenize' | 'write';
+  documents?: number;
+  tokens?: number;
+  bins?: number;
+}
+
+function progressCounter(onProgress?: (e: PackProgressEvent) => void) {
+  return {
+    add(phase: PackProgressEvent['phase'], what: 'documents' | 'bins', n: number, tokens?: number): void {
+      if (!onProgress) return;
+      onProgress(what === 'bins' ? { phase, bins: n } : { phase, documents: n, tokens });
+    },
+  };
 }

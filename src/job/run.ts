@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
-import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
+import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
@@ -38,7 +38,8 @@ export interface RunOptions {
   /** Merged segment counts from all ranks (phase pack of a multi-rank masked run). */
   counts?: string;
   workers?: number;
-  progress?: boolean;
+  /** Progress events of the pack step. */
+  onProgress?: PackJobOptions['onProgress'];
   keepWork?: boolean;
   /** Replace an output folder that holds another midpack output. */
   overwrite?: boolean;
@@ -124,7 +125,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
       tokenizer: cfg.tokenizer,
       workers: o.workers ?? cfg.workers ?? (await import('node:os')).availableParallelism(),
       keepWork: o.keepWork ?? false,
-      progress: o.progress ?? true,
+      onProgress: o.onProgress,
       forceWorkers: o.forceWorkers,
       rank,
     },

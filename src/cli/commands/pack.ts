@@ -6,6 +6,7 @@ import { addOptions, resolveFlags } from '../options.js';
 import { PACK_OPTIONS, resolvePackOptions } from '../../job/pack-options.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
+import { phaseProgress } from '../phase-progress.js';
 import { rankOutDir, resolveRank } from '../../core/ranks.js';
 
 export function register(program: Command): void {
@@ -39,6 +40,7 @@ export function register(program: Command): void {
         const packOptions = resolveFlags(PACK_OPTIONS, opts, resolvePackOptions);
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const out = rankOutDir(opts.out, rank);
+        const progress = opts.progress && !opts.quiet ? phaseProgress('pack') : undefined;
         const summary = await runPackJob({
           rank,
           inputs,
@@ -47,11 +49,12 @@ export function register(program: Command): void {
           workers: opts.workers,
           ...packOptions,
           keepWork: opts.keepWork,
-          progress: opts.progress && !opts.quiet,
+          onProgress: progress?.onProgress,
           textField: opts.textField,
           overwrite: opts.overwrite,
           forceWorkers: opts.forceWorkers,
         });
+        progress?.stop();
         if (!opts.quiet) printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
         checkOutcome(summary.manifest.ledger, { pack: summary.manifest.ledger }, { allowEmpty: opts.allowEmpty, maxDropRate: opts.maxDropRate }, rank.worldSize);

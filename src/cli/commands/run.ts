@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { action, floatOption, intOption, QUIET_HELP } from '../common.js';
 import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
+import { phaseProgress } from '../phase-progress.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRank } from '../../core/ranks.js';
@@ -43,7 +44,8 @@ export function register(program: Command): void {
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress && !opts.quiet, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers });
+        const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers }).finally(() => progress?.stop());
         if (!r.summary) {
           if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
