@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Option, type Command } from 'commander';
-import { action, floatOption, intOption, QUIET_HELP } from '../common.js';
-import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
+import { action, intOption } from '../common.js';
+import { checkOutcome } from '../../job/outcome.js';
+import { addJobOptions } from '../job-options.js';
 import { addOptions, resolveFlags } from '../options.js';
 import { PACK_OPTIONS, resolvePackOptions } from '../../job/pack-options.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
@@ -22,13 +23,8 @@ export function register(program: Command): void {
     .option('--tokenizer <name|path>', 'qwen3 (shipped with the package) or a path to a tokenizer.json', PACK_DEFAULTS.tokenizer)
     .addOption(new Option('--workers <n>', 'tokenizer worker threads; output is identical for any count').argParser(intOption('--workers', 1)).default(availableParallelism(), 'the core count'))
     .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
-    .option('--text-field <name>', 'the JSON field or column that holds the text (default: text)')
-    .option('--overwrite', 'replace an --out that holds another midpack output (its listed files are removed; other files are never touched)', false)
-    .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
-    .option('--max-drop-rate <x>', 'exit non-zero when more than this share of the records is dropped (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
-    .option('--force-workers', 'use --workers even when it is more than the core count', false)
-    .option('--no-progress', 'no progress display (a bar on a terminal, a line every few seconds otherwise)')
-    .option('--quiet', QUIET_HELP)
+    .option('--text-field <name>', 'the JSON field or column that holds the text (default: text)');
+  addJobOptions(cmd)
     .option('--rank <r>', 'this process is rank r of --world-size (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .addHelpText(

@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { action, floatOption, intOption, QUIET_HELP } from '../common.js';
-import { checkOutcome, OUTCOME_DEFAULTS } from '../../job/outcome.js';
+import { action, intOption } from '../common.js';
+import { checkOutcome } from '../../job/outcome.js';
+import { addJobOptions } from '../job-options.js';
 import { phaseProgress } from '../phase-progress.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
@@ -9,7 +10,7 @@ import { resolveRank } from '../../core/ranks.js';
 import { printSummary } from '../summary.js';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description(
       'Run a whole pipeline from one config (JSON or YAML): sources and their stages, masking, tokenizer, packing and ' +
@@ -21,13 +22,8 @@ export function register(program: Command): void {
     .option('--rank <r>', 'rank of this process (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .option('--workers <n>', 'tokenizer worker threads (default: the config, else the core count)', intOption('--workers', 1))
-    .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false)
-    .option('--overwrite', 'replace an output folder that holds another midpack output (its listed files are removed)', false)
-    .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
-    .option('--max-drop-rate <x>', 'exit non-zero when a stage or pack drops more than this share of its records (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
-    .option('--force-workers', 'use --workers even when it is more than the core count', false)
-    .option('--no-progress', 'no progress display (a bar on a terminal, a line every few seconds otherwise)')
-    .option('--quiet', QUIET_HELP)
+    .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false);
+  addJobOptions(cmd)
     .addHelpText(
       'after',
       '\nOne machine:   midpack run examples/pipeline.yaml\n' +
