@@ -117,7 +117,8 @@ function resolved<T>(resolve: () => T, path: string, fail: Fail): T {
   try {
     return resolve();
   } catch (e) {
-    if (!(e instanceof OptionError)) throw e;
+    // A stage's own resolver may throw a plain Error whose message names the option: keep the path.
+    if (!(e instanceof OptionError)) return fail(path, (e as Error).message);
     return fail(`${path}.${e.key}`, `${e.reason}${e.value === undefined ? '' : `, got ${JSON.stringify(e.value)}`}`);
   }
 }

@@ -37,9 +37,10 @@ test('midpack run: a fim stage with function-aware spans puts its funnel into th
   assert.ok(report.by_kind.fim.documents === 2);
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
   assert.deepEqual(manifest.stages['repos.fim'].stats.fim.function_aware, fa);
-  // A wrong function-aware option is refused by the resolver, naming it.
+  // A wrong function-aware option is refused by the resolver, naming it ...
   writeFileSync(path, YAML.stringify({ ...cfg, sources: [{ ...cfg.sources[0], then: [{ type: 'fim', options: { spans: 'function-aware', functionAware: { maxLines: -1 } } }] }] }));
-  loadRunConfig(path);
+  // ... already when the config is read, with its path in the config.
+  assert.throws(() => loadRunConfig(path), /sources\[0\]\.then\[0\]\.options: function-aware option maxLines: expected an integer >= 1, got -1/);
   const bad = midpack(['run', path, '--no-progress']);
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /function-aware option maxLines: expected an integer >= 1, got -1/);
