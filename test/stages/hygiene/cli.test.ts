@@ -94,5 +94,5 @@ test('midpack run: dedup, decontaminate and redact as stages after a source, opt
   writeFileSync(cfgPath, YAML.stringify({ ...cfg, sources: [{ ...cfg.sources[0], then: [{ type: 'dedup', options: { bands: 0 } }] }] }));
   assert.throws(() => loadRunConfig(cfgPath), /sources\[0\]\.then\[0\]\.options: dedup: option "bands" must be an integer >= 1/);
   writeFileSync(cfgPath, YAML.stringify({ ...cfg, sources: [{ ...cfg.sources[0], then: [{ type: 'redact', options: { emailz: true } }] }] }));
-  assert.throws(() => loadRunConfig(cfgPath), /sources\[0\]\.then\[0\]\.options\.emailz: unknown key/);
+  assert.throws(() => loadRunConfig(cfgPath), /sources\[0\]\.then\[0\]\.options: redact: unknown option "emailz"/);
 });
