@@ -25,6 +25,8 @@ export interface ChunkDoc {
   language?: string;
   /** A trajectory's tool-call template. */
   template?: string;
+  /** The config source a `midpack run` mixture counts it under (meta.mixture_source). */
+  mix?: string;
 }
 
 export interface ChunkIndex {

@@ -1,4 +1,5 @@
 import { Ledger, type LedgerJson } from '../core/ledger.js';
+import { mergeMixtureReports } from '../mix/report.js';
 import { ratio, type GroupFigures, type Histogram, type PackingFigures, type ReportJson } from '../report/figures.js';
 
 /**
@@ -31,6 +32,10 @@ export function mergeReports(reports: readonly ReportJson[]): ReportJson {
   if (templates.length) merged.by_template = mergeGroups(templates);
   const cuts = reports.flatMap((r) => (r.turn_cuts ? [r.turn_cuts] : []));
   if (cuts.length) merged.turn_cuts = { trajectories_cut: sum(cuts, (c) => c.trajectories_cut), between_turns: sum(cuts, (c) => c.between_turns), inside_turn: sum(cuts, (c) => c.inside_turn) };
+  const mixtureGroups = reports.flatMap((r) => (r.by_mixture_source ? [r.by_mixture_source] : []));
+  if (mixtureGroups.length) merged.by_mixture_source = mergeGroups(mixtureGroups);
+  const mixtures = reports.flatMap((r) => (r.mixture ? [r.mixture] : []));
+  if (mixtures.length) merged.mixture = mergeMixtureReports(mixtures);
   const stages = mergeStages(reports.map((r) => r.stages));
   if (stages) merged.stages = stages;
   return merged;

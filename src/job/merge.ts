@@ -78,6 +78,7 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
     doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
   };
   if (stages) manifest.stages = stages;
+  if (report.mixture) manifest.mixture = report.mixture;
   writeFileAtomic(join(out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
   writeReportHtml(join(out, 'report.html'), report, manifest);
   // Last: a folder with a manifest.json is a finished merge.

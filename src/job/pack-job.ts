@@ -21,6 +21,7 @@ import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Finge
 import { capWorkers } from './workers.js';
 import { inputsFingerprint } from './merge-checks.js';
 import { VERSION } from '../version.js';
+import type { MixtureReport } from '../mix/report.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -86,6 +87,8 @@ export interface Manifest {
   doc_lengths: { path: string; sha256: string };
   /** Ledgers and figures of the stages that made the documents (from `midpack run`). */
   stages?: Record<string, unknown>;
+  /** The token-budgeted mixture: targets, decisions, achieved shares (docs/mixing.md). */
+  mixture?: MixtureReport;
 }
 
 /** Options that decide the output bytes: a resumed run must use the same ones. */
@@ -139,6 +142,8 @@ export interface PackSource {
    * never resumed: the identity is unique to this call.
    */
   identity?: Fingerprint;
+  /** The run's mixture section (report.mixture, manifest.mixture), from the finished figures. */
+  mixture?: (report: ReportJson) => MixtureReport;
 }
 
 async function packWith(pool: TokenizePool, o: PackJobOptions, backend: 'hf' | 'fast', source?: PackSource): Promise<PackSummary> {
@@ -308,6 +313,7 @@ async function packInto(
       fragmentedUnits: 0,
     });
     if (source?.stages) report.stages = source.stages;
+    if (source?.mixture) report.mixture = source.mixture(report);
     const overlongDropped = ledger.dropped.get('overlong_dropped') ?? 0;
     if (st.droppedDocs !== overlongDropped) throw new Error(`pack: the packer dropped ${st.droppedDocs} overlong documents, the ledger counts ${overlongDropped}`);
 
@@ -336,6 +342,7 @@ async function packInto(
       doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
     };
     if (source?.stages) manifest.stages = source.stages;
+    if (report.mixture) manifest.mixture = report.mixture;
     writeFileAtomic(join(o.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     writeReportHtml(join(o.out, 'report.html'), report, manifest);
     writeFileAtomic(join(o.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
@@ -364,6 +371,7 @@ function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
   if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
   if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
   if (typeof doc.meta.template === 'string' && doc.kind === 'trajectory') d.template = doc.meta.template;
+  if (typeof doc.meta.mixture_source === 'string') d.mix = doc.meta.mixture_source;
   return d;
 }
 

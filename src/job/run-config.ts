@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { OptionError } from '../core/options.js';
+import { OptionError, resolveTable } from '../core/options.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { resolvePackOptions } from './pack-options.js';
 import { SOURCES, STAGES } from './registry.js';
+import { MIXTURE_PACK_KEYS, MIXTURE_PACK_OPTIONS, MIXTURE_SOURCE_KEYS, resolveMixture, resolveSourceTarget, splitPackRaw, type MixtureSpec, type SourceTarget } from '../mix/spec.js';
+import { PACK_OPTIONS } from './pack-options.js';
 
 /**
  * The `midpack run` config (JSON or YAML): sources, the stages each goes through, masking,
@@ -45,6 +47,8 @@ export interface SourceConfig {
   inputs: string[];
   options: Record<string, unknown>;
   then: ThenConfig[];
+  /** The source's target in the mixture (share, tokens, maxRepeat), when it states one. */
+  target?: SourceTarget;
 }
 
 export interface RunConfig {
@@ -58,6 +62,8 @@ export interface RunConfig {
   mask?: Record<string, unknown>;
   /** Raw options of each part, checked by its resolver (resolvePackOptions, resolveMaskOptions...). */
   pack: Record<string, unknown>;
+  /** Token-budgeted mixture (sources' share/tokens/maxRepeat, pack.tokens, pack.perSource); absent: pack what the sources give. */
+  mixture?: MixtureSpec;
 }
 
 export class ConfigError extends Error {
@@ -98,8 +104,12 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   const sources = (top.sources as unknown[]).map((s, i) => parseSource(s, `sources[${i}]`, c, names));
   const mask = top.mask === undefined ? undefined : c.obj(top.mask, 'mask');
   if (mask) resolved(() => resolveMaskOptions(mask), 'mask', fail);
-  const pack = top.pack === undefined ? {} : c.obj(top.pack, 'pack');
+  const packRaw = top.pack === undefined ? {} : c.obj(top.pack, 'pack');
+  c.keys(packRaw, [...Object.keys(PACK_OPTIONS), ...MIXTURE_PACK_KEYS], 'pack');
+  const { mixture: mixtureRaw, pack } = splitPackRaw(packRaw);
   resolved(() => resolvePackOptions(pack), 'pack', fail);
+  resolved(() => resolveTable(MIXTURE_PACK_OPTIONS, mixtureRaw), 'pack', fail);
+  const mixture = resolved(() => resolveMixture(sources.map((s) => s.target ?? { name: s.name, maxRepeat: 1 }), mixtureRaw), 'sources', fail);
   return {
     file,
     out: top.out === undefined ? 'out' : c.str(top.out, 'out'),
@@ -109,6 +119,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
     sources,
     mask,
     pack,
+    ...(mixture ? { mixture } : {}),
   };
 }
 
@@ -143,7 +154,7 @@ function checkers(fail: Fail) {
 
 function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>): SourceConfig {
   const o = c.obj(s, at);
-  c.keys(o, ['name', 'type', 'inputs', 'options', 'then'], at);
+  c.keys(o, ['name', 'type', 'inputs', 'options', 'then', ...MIXTURE_SOURCE_KEYS], at);
   const type = c.str(o.type, `${at}.type`);
   if (!SOURCES[type]) c.fail(`${at}.type`, `must be one of ${SOURCE_TYPES.join(', ')}, got "${type}"`);
   const name = o.name === undefined ? type : c.str(o.name, `${at}.name`);
@@ -154,7 +165,9 @@ function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>): S
   const options = o.options === undefined ? {} : c.obj(o.options, `${at}.options`);
   resolved(() => SOURCES[type]!.resolve(options), `${at}.options`, c.fail);
   const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : c.fail(`${at}.then`, 'must be a list of stages');
-  return { name, type, inputs, options, then: (then as unknown[]).map((t, k) => parseThen(t, `${at}.then[${k}]`, c)) };
+  const targetRaw = Object.fromEntries(MIXTURE_SOURCE_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+  const target = Object.keys(targetRaw).length ? resolved(() => resolveSourceTarget(name, targetRaw), at, c.fail) : undefined;
+  return { name, type, inputs, options, then: (then as unknown[]).map((t, k) => parseThen(t, `${at}.then[${k}]`, c)), ...(target ? { target } : {}) };
 }
 
 function parseThen(t: unknown, at: string, c: Checkers): ThenConfig {

@@ -18,6 +18,9 @@ import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry, stageEntry } from './registry.js';
+import { availableParallelism } from 'node:os';
+import { asUnit, tagged } from '../mix/unit.js';
+import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -30,7 +33,7 @@ import { sourceEntry, stageEntry } from './registry.js';
  * from its tokenized chunks. On several ranks with masking the two steps run as two phases with a
  * counts merge between them (`--phase prepare`, `midpack mask merge`, `--phase pack --counts`).
  */
-export type RunPhase = 'all' | 'prepare' | 'pack';
+export type RunPhase = 'all' | 'prepare' | 'count' | 'pack';
 
 export interface RunOptions {
   rank?: RankInfo;
@@ -45,6 +48,10 @@ export interface RunOptions {
   overwrite?: boolean;
   /** More tokenizer workers than cores. */
   forceWorkers?: boolean;
+  /** Merged mixture counts of all ranks (a multi-rank run with a mixture; `midpack mixture merge`). */
+  mixtureCounts?: string;
+  /** A mixture target that cannot be met within maxRepeat is an error (default: reported). */
+  strictMixture?: boolean;
 }
 
 interface Prepared {
@@ -65,6 +72,12 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     throw new Error('masking over several ranks needs the counts of every rank: run --phase prepare on each rank, `midpack mask merge` the counts, then --phase pack --counts MERGED');
   }
   if (phase === 'pack' && cfg.mask && rank.worldSize > 1 && !o.counts) throw new Error('--phase pack of a masked multi-rank run needs --counts (the merged counts of all ranks)');
+  if (cfg.mixture && rank.worldSize > 1 && (phase === 'all' || phase === 'pack') && !o.mixtureCounts) {
+    throw new MixtureError(
+      `a mixture over ${rank.worldSize} ranks needs the token counts of every rank: run --phase count on each rank, ` +
+        '`midpack mixture merge OUT/rank-*/.run/mixture-counts.json --out COUNTS`, then --phase pack --mixture-counts COUNTS on each rank',
+    );
+  }
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
@@ -85,6 +98,11 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     let prepared = readPrepared(runDir, runFingerprint);
     if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint);
     if (phase === 'prepare') return { out, prepared };
+    if (phase === 'count') {
+      if (!cfg.mixture) throw new Error('--phase count takes the mixture counts, and this config states no mixture (share, tokens, maxRepeat, pack.tokens or pack.perSource)');
+      await countStep({ cfg: cfg as MixtureConfig, rank, runDir, workers: workersOf(cfg, o) });
+      return { out, prepared };
+    }
     return { out, prepared, summary: await packPrepared(cfg, o, rank, outDir, prepared) };
   } finally {
     outDir.release();
@@ -97,16 +115,21 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   const runDir = join(out, '.run');
   const docsFile = statSync(join(runDir, 'docs.jsonl'));
   // The pack work resumes only from chunks of these very documents and counts.
-  const identity = {
+  const identity: Record<string, unknown> = {
     prepared: prepared.fingerprint,
     docs: { bytes: docsFile.size, mtime_ms: Math.round(docsFile.mtimeMs) },
     counts: o.counts ? inputsIdentity([o.counts]) : (prepared.counts ?? null),
   };
 
+  const stages: Record<string, unknown> = { ...prepared.stages };
+  const mixture = cfg.mixture ? await mixtureStep(mixtureOptions(cfg as MixtureConfig, o, rank, runDir)) : undefined;
+  if (mixture) {
+    stages.mixture = mixture.stage;
+    identity.mixture = mixture.identity;
+  }
   const ledger = new Ledger();
   ledger.printDrops('run');
-  let docs: AsyncIterable<Doc> = readDocumentFile(join(runDir, 'docs.jsonl'), ledger);
-  const stages: Record<string, unknown> = { ...prepared.stages };
+  let docs: AsyncIterable<Doc> = readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger);
   if (cfg.mask) {
     const countsPath = o.counts ?? join(runDir, prepared.counts!);
     const m = resolveMaskOptions(cfg.mask);
@@ -123,17 +146,45 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
       inputs: [],
       out,
       tokenizer: cfg.tokenizer,
-      workers: o.workers ?? cfg.workers ?? (await import('node:os')).availableParallelism(),
+      workers: workersOf(cfg, o),
       keepWork: o.keepWork ?? false,
       onProgress: o.onProgress,
       forceWorkers: o.forceWorkers,
       rank,
     },
-    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages, outDir, identity },
+    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages, outDir, identity, mixture: mixture?.report },
   );
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
 }
+
+type MixtureConfig = RunConfig & { mixture: NonNullable<RunConfig['mixture']> };
+
+function workersOf(cfg: RunConfig, o: RunOptions): number {
+  return o.workers ?? cfg.workers ?? availableParallelism();
+}
+
+/** Where the mixture step finds this run's files, and how it sends a repeat through its source's stages again. */
+function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDir: string): MixtureStepOptions {
+  const baseFiles = new Map<string, string>();
+  cfg.sources.forEach((s, i) => {
+    if (keepsBaseDocs(cfg, s)) baseFiles.set(s.name, join(runDir, baseFileName(i)));
+  });
+  const restage = (name: string, docs: AsyncIterable<Doc>) => {
+    const source = cfg.sources.find((s) => s.name === name)!;
+    const owns = ownedBy(rank);
+    for (const t of source.then) docs = thenStage(t)(docs, defaultContext({ seed: cfg.seed, workDir: join(runDir, 'tmp', `repeat-${name}`), owns }));
+    return docs;
+  };
+  return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage };
+}
+
+/** A source that may repeat and has stages keeps its documents as read, for repeats to go through the stages again. */
+function keepsBaseDocs(cfg: RunConfig, s: SourceConfig): boolean {
+  return (s.target?.maxRepeat ?? 1) > 1 && s.then.length > 0 && cfg.mixture !== undefined;
+}
+
+const baseFileName = (i: number) => `base-${String(i).padStart(3, '0')}.jsonl`;
 
 function readPrepared(runDir: string, fingerprint: string): Prepared | undefined {
   const p = join(runDir, 'prepared.json');
@@ -157,15 +208,17 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   let documents = 0;
   const fault = faultPoint();
   async function* all(): AsyncIterable<Doc> {
-    for (const source of cfg.sources) {
+    for (const [index, source] of cfg.sources.entries()) {
       const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
       mkdirSync(ctx.workDir!, { recursive: true });
       ctx.ledger.printDrops(source.name);
       let docs = sourceDocs(source, ctx);
+      if (cfg.mixture) docs = mixtureUnits(docs, keepsBaseDocs(cfg, source) ? join(runDir, baseFileName(index)) : undefined);
       // Each stage after the source keeps its own ledger: its unit is the document it gets.
       // `owns` tells a stage that this is one rank of several (dedup then needs the merged index of all ranks).
       const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }) }));
       for (const { t, c } of thenCtx) docs = thenStage(t)(countedIn(docs, c.ledger), c);
+      if (cfg.mixture) docs = mapDocs(docs, (d) => tagged(d, source.name));
       for await (const d of docs) {
         await writer.write(docToJson(d));
         documents++;
@@ -195,6 +248,26 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   const prepared: Prepared = { config_sha256: configHash, fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}) };
   writeFileAtomic(join(runDir, 'prepared.json'), JSON.stringify(prepared, null, 2) + '\n');
   return prepared;
+}
+
+/** A source's documents as mixture units (meta.mixture_unit = their id), written to `baseFile` too when given. */
+async function* mixtureUnits(docs: AsyncIterable<Doc>, baseFile?: string): AsyncIterable<Doc> {
+  const writer = baseFile ? new AtomicLineWriter(baseFile) : undefined;
+  try {
+    for await (const d of docs) {
+      const unit = asUnit(d);
+      await writer?.write(docToJson(unit));
+      yield unit;
+    }
+  } catch (e) {
+    writer?.abort();
+    throw e;
+  }
+  await writer?.close();
+}
+
+async function* mapDocs(docs: AsyncIterable<Doc>, f: (d: Doc) => Doc): AsyncIterable<Doc> {
+  for await (const d of docs) yield f(d);
 }
 
 /** One source of the config as a document stream, through the registry (src/job/registry.ts). */

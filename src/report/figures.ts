@@ -1,5 +1,6 @@
 import type { ChunkDoc } from '../job/chunk-store.js';
 import { TurnCuts } from './turn-cuts.js';
+import type { MixtureReport } from '../mix/report.js';
 
 /**
  * The report's figures (SPEC.md, "Figures the report gives"), accumulated as documents and
@@ -55,6 +56,10 @@ export interface ReportJson {
   bin_fill_histogram: Histogram;
   /** Figures that upstream stages reported (masking's top segments, LLM requests...). */
   stages?: Record<string, unknown>;
+  /** Packed documents by the config source of a `midpack run` mixture (what the mixture achieved). */
+  by_mixture_source?: Record<string, GroupFigures>;
+  /** The token-budgeted mixture (docs/mixing.md). */
+  mixture?: MixtureReport;
 }
 
 const OTHER = '(other)';
@@ -93,6 +98,7 @@ export class FiguresBuilder {
   private readonly byOrdering = new Groups();
   private readonly byLanguage = new Groups();
   private readonly byTemplate = new Groups();
+  private readonly byMixture = new Groups();
   private readonly turnCuts: TurnCuts;
   private readonly lengthCounts = new Array<number>(LENGTH_EDGES.length).fill(0);
   private readonly fillCounts = new Array<number>(20).fill(0);
@@ -120,6 +126,7 @@ export class FiguresBuilder {
     if (d.ordering) this.byOrdering.add(d.ordering, d.len, d.masked);
     if (d.language) this.byLanguage.add(d.language, d.len, d.masked);
     if (d.template) this.byTemplate.add(d.template, d.len, d.masked);
+    if (d.mix !== undefined) this.byMixture.add(d.mix, d.len, d.masked);
     if (d.kind === 'trajectory' && d.boundaries) this.turnCuts.add(d.len, d.boundaries);
     let b = 0;
     while (b < LENGTH_EDGES.length - 1 && d.len > LENGTH_EDGES[b]!) b++;
@@ -145,6 +152,7 @@ export class FiguresBuilder {
     const padding = this.bins * this.seqLen - this.binTokens;
     const lowerBound = Math.ceil(this.tokens / this.seqLen);
     const byTemplate = this.byTemplate.toJSON();
+    const byMixture = this.byMixture.toJSON();
     return {
       packing: {
         seq_len: this.seqLen,
@@ -172,6 +180,7 @@ export class FiguresBuilder {
       by_ordering: this.byOrdering.toJSON(),
       by_language: this.byLanguage.toJSON(),
       ...(Object.keys(byTemplate).length ? { by_template: byTemplate } : {}),
+      ...(Object.keys(byMixture).length ? { by_mixture_source: byMixture } : {}),
       ...(p.overlongPolicy === 'boundary' && Object.keys(byTemplate).length ? { turn_cuts: this.turnCuts.toJSON() } : {}),
       doc_length_histogram: trimHistogram(LENGTH_EDGES, this.lengthCounts),
       bin_fill_histogram: { edges: this.fillCounts.map((_, i) => (i + 1) / 20), counts: this.fillCounts },

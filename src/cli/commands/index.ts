@@ -12,6 +12,7 @@ import { register as run } from './run.js';
 import { register as merge } from './merge.js';
 import { register as trajectories } from './trajectories.js';
 import { register as hygiene } from './hygiene.js';
+import { register as mixture } from './mixture.js';
 
 /** Every subcommand registers itself; the CLI is a thin layer over the library in src/. */
 export const commands: ((program: Command) => void)[] = [
@@ -28,4 +29,5 @@ export const commands: ((program: Command) => void)[] = [
   inspect,
   run,
   merge,
+  mixture,
 ];

@@ -17,8 +17,10 @@ export function register(program: Command): void {
         'outputs, streamed in one process. A killed run restarted with the same command resumes.',
     )
     .argument('<config>', 'the config file (see examples/pipeline.yaml)')
-    .addOption(new Option('--phase <phase>', 'all; or, for masking over several ranks: prepare (stages + segment counts), then pack (with --counts)').choices(['all', 'prepare', 'pack']).default('all'))
+    .addOption(new Option('--phase <phase>', 'all; or, over several ranks: prepare (stages + segment counts), count (prepare + mixture token counts), then pack (with --counts, --mixture-counts)').choices(['all', 'prepare', 'count', 'pack']).default('all'))
     .option('--counts <file>', 'merged segment counts of all ranks (`midpack mask merge OUT/rank-*/.run/mask-counts.bin --out FILE`)')
+    .option('--mixture-counts <file>', 'merged mixture counts of all ranks (`midpack mixture merge OUT/rank-*/.run/mixture-counts.json --out FILE`)')
+    .option('--strict-mixture', 'a mixture target that cannot be met within maxRepeat is an error (default: a message and the shortfall in the report)', false)
     .option('--rank <r>', 'rank of this process (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .option('--workers <n>', 'tokenizer worker threads (default: the config, else the core count)', intOption('--workers', 1))
@@ -33,17 +35,19 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
+        const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
-        const keepWork = opts.keepWork || opts.phase === 'prepare';
+        const keepWork = opts.keepWork || opts.phase === 'prepare' || opts.phase === 'count';
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers }).finally(() => progress?.stop());
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture }).finally(() => progress?.stop());
         if (!r.summary) {
-          if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
+          const mixture = opts.phase === 'count' ? `; mixture counts: ${r.out}/.run/mixture-counts.json` : '';
+          if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}${mixture}\n`);
           return;
         }
         if (!opts.quiet) {

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { action, QUIET_HELP } from '../common.js';
+import { MixtureCounts } from '../../mix/counts.js';
+
+export function register(program: Command): void {
+  const mixture = program.command('mixture').description('Token-budgeted mixtures over several ranks (docs/mixing.md)');
+  mixture
+    .command('merge')
+    .description('Merge the mixture counts of every rank (OUT/rank-*/.run/mixture-counts.json) into the file each rank packs with (--mixture-counts)')
+    .argument('<counts...>', 'mixture-counts.json of each rank')
+    .requiredOption('--out <file>', 'the merged counts file')
+    .option('--quiet', QUIET_HELP)
+    .action(
+      action((files: string[], opts: { out: string; quiet?: boolean }) => {
+        const merged = MixtureCounts.merge(files.map((f) => ({ counts: MixtureCounts.read(f), name: f })));
+        merged.write(opts.out);
+        if (!opts.quiet) {
+          const per = [...merged.sources].map(([name, s]) => `${name} ${s.tokens} tokens in ${s.documents} documents`).join('; ');
+          process.stderr.write(`merged the mixture counts of ${files.length} ranks: ${per}; wrote ${opts.out}\n`);
+        }
+      }),
+    );
+}
