@@ -13,6 +13,7 @@ import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
+import { packPerSource, type Masker } from './run-per-source.js';
 import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
@@ -127,35 +128,44 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     stages.mixture = mixture.stage;
     identity.mixture = mixture.identity;
   }
-  const ledger = new Ledger();
-  ledger.printDrops('run');
-  let docs: AsyncIterable<Doc> = readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger);
-  if (cfg.mask) {
-    const countsPath = o.counts ?? join(runDir, prepared.counts!);
-    const m = resolveMaskOptions(cfg.mask);
-    const frequent = loadFrequent(countsPath, m);
-    const maskCtx = defaultContext({ seed: cfg.seed });
-    docs = maskApply(frequent, m)(countedIn(docs, maskCtx.ledger), maskCtx);
-    // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
-    stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
+  const masked = masker(cfg, o, prepared, runDir);
+  const packOptions: PackJobOptions = {
+    ...PACK_DEFAULTS,
+    ...resolvePackOptions(cfg.pack),
+    inputs: [],
+    out,
+    tokenizer: cfg.tokenizer,
+    workers: workersOf(cfg, o),
+    keepWork: o.keepWork ?? false,
+    onProgress: o.onProgress,
+    forceWorkers: o.forceWorkers,
+    rank,
+  };
+  const inputs = cfg.sources.flatMap((s) => s.inputs);
+  let summary: PackSummary;
+  if (mixture && cfg.mixture?.perSource) {
+    summary = await packPerSource({ packOptions, mixture, outDir, stages, identity, inputs, masked });
+  } else {
+    const ledger = new Ledger();
+    ledger.printDrops('run');
+    const docs = masked(readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger), stages);
+    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report });
   }
-  const summary = await runPackJob(
-    {
-      ...PACK_DEFAULTS,
-      ...resolvePackOptions(cfg.pack),
-      inputs: [],
-      out,
-      tokenizer: cfg.tokenizer,
-      workers: workersOf(cfg, o),
-      keepWork: o.keepWork ?? false,
-      onProgress: o.onProgress,
-      forceWorkers: o.forceWorkers,
-      rank,
-    },
-    { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages, outDir, identity, mixture: mixture?.report },
-  );
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
+}
+
+/** The documents masked with the counts when the config masks (its ledger and figures into `stages.mask`). */
+function masker(cfg: RunConfig, o: RunOptions, prepared: Prepared, runDir: string): Masker {
+  if (!cfg.mask) return (docs) => docs;
+  const m = resolveMaskOptions(cfg.mask);
+  const frequent = loadFrequent(o.counts ?? join(runDir, prepared.counts!), m);
+  return (docs, stages) => {
+    const maskCtx = defaultContext({ seed: cfg.seed });
+    // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
+    stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
+    return maskApply(frequent, m)(countedIn(docs, maskCtx.ledger), maskCtx);
+  };
 }
 
 type MixtureConfig = RunConfig & { mixture: NonNullable<RunConfig['mixture']> };

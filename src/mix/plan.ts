@@ -25,6 +25,8 @@ export interface SourcePlan {
   /** Target tokens the source cannot give within maxRepeat (0 when met). */
   shortfall_tokens: number;
   max_repeat: number;
+  /** Tokens of the fullest hash bucket: the step the threshold moves in (about one document's). */
+  granularity_tokens: number;
 }
 
 export interface MixturePlan {
@@ -107,7 +109,14 @@ function sourcePlan(s: SourceTarget, target: number, sum: number, c: SourceCount
     planned_tokens: kept,
     shortfall_tokens: Math.max(0, target - s.maxRepeat * available),
     max_repeat: s.maxRepeat,
+    granularity_tokens: c ? Math.max(0, ...largest(c.buckets)) : 0,
   };
+}
+
+function largest(buckets: Float64Array): number[] {
+  let m = 0;
+  for (const t of buckets) if (t > m) m = t;
+  return [m];
 }
 
 function tokensBelow(c: SourceCounts, threshold: number): number {

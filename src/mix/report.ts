@@ -23,6 +23,8 @@ export interface MixtureSourceFigures {
   shortfall_tokens: number;
   /** achieved_share - target_share, in percentage points. */
   error_points: number;
+  /** Why the share is more than 0.5 points off its target, when it is. */
+  reason?: string;
 }
 
 export interface MixtureReport {
@@ -103,6 +105,8 @@ export function mixtureReport(plan: MixturePlan, tally: MixtureTally, shortfalls
       shortfall_tokens: p.shortfall_tokens,
       error_points: (share - p.target_share) * 100,
     };
+    const why = offReason(sources[p.name]!, p.granularity_tokens, achievedTotal);
+    if (why) sources[p.name]!.reason = why;
   }
   return {
     seed: plan.seed,
@@ -113,6 +117,14 @@ export function mixtureReport(plan: MixturePlan, tally: MixtureTally, shortfalls
     shortfalls,
     sources,
   };
+}
+
+/** The likely cause of a share off by more than half a point: too few tokens, or documents too large for the step. */
+function offReason(f: MixtureSourceFigures, granularity: number, total: number): string | undefined {
+  if (Math.abs(f.error_points) <= 0.5) return undefined;
+  if (f.shortfall_tokens > 0.5) return `short by ${Math.round(f.shortfall_tokens)} tokens within maxRepeat ${f.max_repeat}`;
+  if (total > 0 && granularity / total > 0.005) return `documents too large for the target: the sampling moves in steps of about ${Math.round(granularity)} tokens (${((100 * granularity) / total).toFixed(2)} points)`;
+  return 'other sources are off their targets (the shares are of the packed total)';
 }
 
 function maxError(sources: Record<string, MixtureSourceFigures>): number {

@@ -56,6 +56,14 @@ export function register(program: Command): void {
             process.stderr.write(`  ${name} (${s.type}): ${s.ledger.records_in} in, ${s.ledger.records_out} out${dropped ? `; dropped ${dropped}` : ''}${s.balanced ? '' : ' (NOT balanced)'}\n`);
           }
           printSummary(r.out, r.summary.manifest, r.summary.report);
+          const mix = r.summary.report.mixture;
+          if (mix) {
+            const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
+            for (const [name, s] of Object.entries(mix.sources)) {
+              process.stderr.write(`  mixture      ${name}: target ${pct(s.target_share)}, achieved ${pct(s.achieved_share)} (${s.achieved_tokens.toLocaleString('en-US')} tokens of ${s.available_tokens.toLocaleString('en-US')} available, factor ${s.repeat_factor.toFixed(3)})${s.reason ? `: ${s.reason}` : ''}\n`);
+            }
+            if (mix.blend) process.stderr.write(`  blend        ${r.out}/${mix.blend.file}: ${mix.blend.data_path}\n`);
+          }
         }
         if (!r.summary.manifest.balanced || Object.values(r.prepared.stages).some((s) => !s.balanced)) throw new Error('the accounting does not balance');
         const ledgers = Object.fromEntries([...Object.entries(r.prepared.stages).map(([k, s]) => [k, s.ledger] as const), ['pack', r.summary.manifest.ledger] as const]);
