@@ -48,3 +48,11 @@ export { SPECIAL } from './doc/specials.js';
 export { readDocuments, readDocumentFile } from './io/documents.js';
 export { writeDocuments, writeDocsParquet } from './io/write-documents.js';
 export { loadTokenizer, type MidTokenizer } from './tokenize/tokenizer.js';
+
+// Token-budgeted mixtures (docs/mixing.md).
+export { MIXTURE_SOURCE_OPTIONS, MIXTURE_PACK_OPTIONS, resolveMixture, resolveSourceTarget, type MixtureSpec, type SourceTarget } from './mix/spec.js';
+export { MixtureCounts, type MixtureCountsJson } from './mix/counts.js';
+export { planMixture, targetTokens, usesOf, type MixturePlan, type SourcePlan } from './mix/plan.js';
+export { unitHash, MIXTURE_BUCKETS } from './mix/unit-hash.js';
+export { mixtureReport, mergeMixtureReports, blendLine, MixtureTally, type MixtureReport, type MixtureSourceFigures } from './mix/report.js';
+export { MixtureError } from './job/run-mixture.js';
