@@ -109,14 +109,14 @@ function sourcePlan(s: SourceTarget, target: number, sum: number, c: SourceCount
     planned_tokens: kept,
     shortfall_tokens: Math.max(0, target - s.maxRepeat * available),
     max_repeat: s.maxRepeat,
-    granularity_tokens: c ? Math.max(0, ...largest(c.buckets)) : 0,
+    granularity_tokens: c ? fullestBucket(c.buckets) : 0,
   };
 }
 
-function largest(buckets: Float64Array): number[] {
+function fullestBucket(buckets: Float64Array): number {
   let m = 0;
   for (const t of buckets) if (t > m) m = t;
-  return [m];
+  return m;
 }
 
 function tokensBelow(c: SourceCounts, threshold: number): number {
