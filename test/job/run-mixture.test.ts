@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
-import { midpack } from '../helpers/run-cli.js';
+import { hashTree, midpack } from '../helpers/run-cli.js';
 import { documentsOf, readRows, type Row } from '../helpers/shard-rows.js';
 import { MegatronIndexedReader, megatronPrefixes } from '../../src/write/megatron.js';
 import { pythonHas, runPythonJson } from '../write/fixtures.js';
@@ -191,4 +191,32 @@ test('a target that maxRepeat cannot meet: reported before packing, an error wit
   assert.equal(s.repeat_factor, 2);
   assert.ok(s.shortfall_tokens > 10_000);
   assert.match(s.reason, /^short by \d+ tokens within maxRepeat 2$/);
+});
+
+test('a mixture run killed while packing resumes to the same bytes, for 1 or 2 workers; another target is refused in the same folder, and replaced with --overwrite', () => {
+  const ref = config(dir, 'resume-ref');
+  ok(midpack(['run', ref, '--no-progress', '--workers', '1']));
+  const expected = hashTree(join(dir, 'resume-ref'));
+  const cfg = config(dir, 'resumed');
+  for (const fault of ['chunks:1', 'bins:3']) {
+    const k = midpack(['run', cfg, '--no-progress', '--workers', '1'], { env: { MIDPACK_FAULT: fault } });
+    assert.equal(k.status, null, `not killed at ${fault}: ${k.stderr.slice(-500)}`);
+  }
+  const r = midpack(['run', cfg, '--no-progress', '--workers', '2']);
+  ok(r);
+  assert.match(r.stderr, /reusing the prepared documents/);
+  assert.deepEqual(hashTree(join(dir, 'resumed')), expected);
+  // The same folder with another target: the mixture is part of the fingerprint.
+  const other = config(dir, 'resumed', {}, (c) => {
+    (c.sources as Record<string, unknown>[])[2]!.share = 0.27;
+    (c.sources as Record<string, unknown>[])[3]!.share = 0.16;
+  });
+  const refused = midpack(['run', other, '--no-progress']);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /holds a midpack output of other inputs or settings \(config_sha256 was/);
+  const k = midpack(['run', other, '--overwrite', '--no-progress'], { env: { MIDPACK_FAULT: 'chunks:1' } });
+  assert.equal(k.status, null);
+  const again = midpack(['run', other, '--overwrite', '--no-progress']);
+  ok(again);
+  assert.ok(Math.abs(json(join(dir, 'resumed', 'report.json')).mixture.sources.small.achieved_share - 0.16) < 0.005);
 });
