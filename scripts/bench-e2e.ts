@@ -41,7 +41,7 @@ async function child(mode: string, input: string, workers: number, out: string):
     await pool.close();
   } else {
     const { runPackJob, PACK_DEFAULTS } = await import('../src/job/pack-job.js');
-    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers, progress: false });
+    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers });
     tokens = s.report.packing.tokens;
   }
   const seconds = (performance.now() - t0) / 1000;

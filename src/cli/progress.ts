@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { PackProgressEvent } from '../job/pack-job.js';
 
 /**
  * Progress on stderr, only when stderr is a terminal (never in logs or CI output): one line of
@@ -41,4 +42,18 @@ export class Progress {
     this.bar.update(0, this.payload());
     this.bar.stop();
   }
+}
+
+/** The CLI's view of a pack job's progress events: one line of counters (documents, tokens, planned and written bins). */
+export function packProgress(enabled: boolean): { onProgress: (e: PackProgressEvent) => void; stop: () => void } {
+  const p = new Progress(enabled, ['documents', 'tokens', 'planned', 'written']);
+  return {
+    onProgress(e) {
+      if (e.documents) p.add('documents', e.documents);
+      if (e.tokens) p.add('tokens', e.tokens);
+      if (e.phase === 'plan' && e.bins) p.add('planned', e.bins);
+      if (e.phase === 'write' && e.bins) p.add('written', e.bins);
+    },
+    stop: () => p.stop(),
+  };
 }

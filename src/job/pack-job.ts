@@ -1,6 +1,5 @@
-import { accessSync, constants, createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { join, relative } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
@@ -8,16 +7,17 @@ import { readDocuments, isDocumentFile } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
-import type { TokenizeResult } from '../tokenize/encode.js';
-import { StreamingPacker, type ClosedBins, type OverlongPolicy } from '../pack/index.js';
-import { ArrowShardWriter, completedShards, type ShardsResult } from '../write/arrow-shards.js';
-import { MegatronBinsWriter, type MegatronFileInfo } from '../write/megatron.js';
-import { writeFileAtomic, AtomicFile, sha256File } from '../write/files.js';
-import type { PackedBin } from '../write/bin.js';
-import { ChunkStore, type ChunkDoc, type ChunkIndex } from './chunk-store.js';
+import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
+import { writeFileAtomic, sha256File } from '../write/files.js';
+import { ChunkStore, type ChunkIndex } from './chunk-store.js';
+import { ChunkAccumulator } from './chunk-accumulator.js';
+import { BinAssembler } from './bin-assembler.js';
+import { PlanReader, PlanWriter } from './plan-store.js';
+import { PackOutputs } from './pack-outputs.js';
+import { buildManifest, writeJobFiles, type Manifest } from './pack-manifest.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
-import { writeReportHtml } from '../report/html.js';
-import { Progress } from '../cli/progress.js';
+
+export type { Manifest } from './pack-manifest.js';
 
 export interface PackJobOptions {
   inputs: string[];
@@ -27,17 +27,39 @@ export interface PackJobOptions {
   seqLen: number;
   overlong: OverlongPolicy;
   slideStride?: number;
+  /** Planning window: units placed longest first together (about 56 bytes each). */
   windowUnits?: number;
+  /** Bins held open across windows (their units: at most 2^21, 20 bytes each). */
   maxOpenBins?: number;
+  /** Units one planning pass holds (about 56 bytes each); a larger corpus is planned in several passes. */
+  passUnits?: number;
+  /** Bins are written in a pseudo-random order from this seed (and the plan's hash is seeded by it); default 0. */
+  shuffleSeed?: number;
+  /** false: bins are written in plan order. Default true. */
+  shuffle?: boolean;
   rowsPerShard: number;
   /** Megatron dataset name: megatron/NAME_text_document.bin/.idx ... */
   name: string;
   /** Tokens per work chunk: the resume granularity. */
   chunkTokens: number;
   keepWork: boolean;
-  progress: boolean;
+  /** Progress of each phase, as increments; the CLI draws its bars from these. */
+  onProgress?: (event: PackProgressEvent) => void;
   /** This process's part of the input (one rank of a job array); all of it by default. */
   rank?: RankInfo;
+}
+
+/** One step of a pack job: counts are increments since the last event of that phase. */
+export interface PackProgressEvent {
+  phase: 'tokenize' | 'plan' | 'write';
+  documents?: number;
+  tokens?: number;
+  bins?: number;
+  /** plan: the pass starting (0 is the counting pass) of `passes`. */
+  pass?: number;
+  passes?: number;
+  /** write: bins to write in all. */
+  totalBins?: number;
 }
 
 export const PACK_DEFAULTS = {
@@ -48,29 +70,16 @@ export const PACK_DEFAULTS = {
   name: 'midpack',
   chunkTokens: 4_000_000,
   keepWork: false,
+  windowUnits: DEFAULT_WINDOW_UNITS,
+  maxOpenBins: DEFAULT_MAX_OPEN_BINS,
+  passUnits: DEFAULT_PASS_UNITS,
+  shuffleSeed: 0,
+  shuffle: true,
 };
 
 export interface PackSummary {
   manifest: Manifest;
   report: ReportJson;
-}
-
-export interface Manifest {
-  midpack_version: string;
-  rank: number;
-  world_size: number;
-  config: Record<string, unknown>;
-  tokenizer: { name: string; sha256: string; eos_id: number; pad_id: number };
-  inputs: { path: string; bytes: number; sha256: string }[];
-  ledger: ReturnType<Ledger['toJSON']>;
-  balanced: boolean;
-  counts: { documents: number; tokens: number; masked_tokens: number; units: number; bins: number; padding_tokens: number };
-  shards: { filename: string; rows: number; bytes: number; sha256: string }[];
-  shards_fingerprint: string;
-  megatron: MegatronFileInfo[];
-  doc_lengths: { path: string; sha256: string };
-  /** Ledgers and figures of the stages that made the documents (from `midpack run`). */
-  stages?: Record<string, unknown>;
 }
 
 /** Options that decide the output bytes: a resumed run must use the same ones. */
@@ -81,30 +90,14 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
     seq_len: o.seqLen,
     overlong: o.overlong,
     slide_stride: o.slideStride ?? null,
-    window_units: o.windowUnits ?? null,
-    max_open_bins: o.maxOpenBins ?? null,
+    window_units: o.windowUnits ?? PACK_DEFAULTS.windowUnits,
+    max_open_bins: o.maxOpenBins ?? PACK_DEFAULTS.maxOpenBins,
+    pass_units: o.passUnits ?? PACK_DEFAULTS.passUnits,
+    shuffle_seed: (o.shuffle ?? true) ? (o.shuffleSeed ?? 0) : null,
     rows_per_shard: o.rowsPerShard,
     name: o.name,
     chunk_tokens: o.chunkTokens,
   };
-}
-
-/**
- * The pack job: read documents → tokenize on worker threads (input order kept) → tokenized
- * chunks on disk → best-fit pack (native) → Arrow shards, Megatron datasets, manifest, report.
- *
- * Resume: complete chunks from a killed run are reused (not tokenized again) and complete
- * shards are kept; everything else is rewritten from the chunks, deterministically, so the
- * outputs are byte-identical to an uninterrupted run, for any worker count.
- */
-export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
-  // Workers load their tokenizers (about a second each) while the main thread sets up.
-  const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
-  try {
-    return await packWith(pool, o, source);
-  } finally {
-    await pool.close();
-  }
 }
 
 /** Documents from upstream stages (midpack run) instead of input files. */
@@ -115,7 +108,50 @@ export interface PackSource {
   stages?: Record<string, unknown>;
 }
 
-async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+/**
+ * The pack job, in three phases over the work store OUT/.work:
+ *  1. tokenize: read documents, tokenize on worker threads (input order kept), write chunks;
+ *  2. plan: place the units of the whole corpus into bins (planBins: seeded hash windows, best
+ *     fit longest first), the plan written to the work store;
+ *  3. write: the bins in a seeded shuffled order, gathered from the chunks by positioned reads,
+ *     into Arrow shards, Megatron datasets; then report and manifest.
+ *
+ * Resume: complete chunks from a killed run are reused (not tokenized again) and complete
+ * shards are kept; the plan is made again (it is deterministic) and everything else is rewritten
+ * from the chunks, so the outputs are byte-identical to an uninterrupted run, for any worker count.
+ */
+export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+  // Workers load their tokenizers (about a second each) while the main thread sets up.
+  const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer });
+  try {
+    const job = await setUpPackJob(o, source);
+    return await packWith(job, pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Everything the phases share, settled before any document is read. */
+interface PackJob {
+  o: PackJobOptions;
+  source?: PackSource;
+  tokenizer: Awaited<ReturnType<typeof tokenizerInfo>>;
+  config: Record<string, unknown>;
+  workDir: string;
+  ledger: Ledger;
+  rank: RankInfo;
+  docs: AsyncIterable<Doc>;
+  /** Input checksums for the manifest, computed while the job runs rather than after it. */
+  inputsDescribed: Promise<Manifest['inputs']>;
+  store: ChunkStore;
+  /** Complete chunks of a killed run with the same settings. */
+  resumed: ChunkIndex[];
+  progress: (e: PackProgressEvent) => void;
+  fault: ReturnType<typeof faultPoint>;
+}
+
+/** The output folder checked and readied, the work store opened (resumed when it matches). */
+async function setUpPackJob(o: PackJobOptions, source?: PackSource): Promise<PackJob> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
   try {
@@ -131,180 +167,199 @@ async function packWith(pool: TokenizePool, o: PackJobOptions, source?: PackSour
   const ledger = source?.ledger ?? new Ledger();
   if (!ledger.onDrop) ledger.printDrops('pack');
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
-  // Input checksums for the manifest, computed while the job runs rather than after it.
   const inputsDescribed = Promise.all(inputFiles.map(describeInput));
   inputsDescribed.catch(() => {});
   const rank = o.rank ?? SINGLE_RANK;
   const docs = source?.docs ?? readDocuments(o.inputs, ledger, ownedBy(rank));
-
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
-  const last = resumed[resumed.length - 1];
-  const resumeAccepted = last ? last.acceptedEnd : 0;
-  let packedDocs = last ? last.firstSeq + last.docs.length : 0;
+  const progress = o.onProgress ?? (() => {});
+  return { o, source, tokenizer, config, workDir, ledger, rank, docs, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+}
 
-  const packer = new StreamingPacker({
-    capacity: o.seqLen,
-    overlong: o.overlong,
-    slideStride: o.slideStride,
-    windowUnits: o.windowUnits,
-    maxOpenBins: o.maxOpenBins,
-  });
-  const shardsDir = join(o.out, 'shards');
-  const arrow = new ArrowShardWriter({ dir: shardsDir, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, startShard: resumed.length ? completedShards(shardsDir) : 0 });
-  const megatron = new MegatronBinsWriter({ dir: join(o.out, 'megatron'), name: o.name, seqLen: o.seqLen });
-  const lengthsFile = new AtomicFile(join(o.out, 'doc_lengths.u32'));
+async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
+  const { o } = job;
+  const outputs = new PackOutputs({ out: o.out, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, name: o.name, resume: job.resumed.length > 0 });
   const figures = new FiguresBuilder(o.seqLen);
-  const progress = new Progress(o.progress, ['documents', 'tokens', 'bins']);
-  const fault = faultPoint();
-
-  const bins = new BinAssembler(store, o.seqLen, tokenizer.padId);
-  const emit = async (closed: ClosedBins) => {
-    for (let b = 0; b < closed.binCount; b++) {
-      const bin = bins.assemble(closed, b);
-      figures.addBin(bins.lastTokens, bin.docLens.length);
-      await arrow.writeBin(bin);
-      await megatron.writeBin(bin);
-      progress.add('bins', 1);
-      fault('bins');
-    }
-  };
-
-  /** A chunk, new or resumed, goes through the same path: figures, lengths, packer. */
-  const packChunk = async (index: ChunkIndex) => {
-    store.register(index);
-    const lengths = new Uint32Array(index.docs.length);
-    const counts = new Uint32Array(index.docs.length);
-    const headers = new Uint32Array(index.docs.length);
-    const offsets: number[] = [];
-    index.docs.forEach((d, i) => {
-      lengths[i] = d.len;
-      figures.addDoc(d);
-      const b = d.boundaries ?? [];
-      counts[i] = b.length;
-      headers[i] = b.length ? b[0]! : 0;
-      for (const x of b) offsets.push(x);
-    });
-    await lengthsFile.write(Buffer.from(lengths.buffer));
-    await emit(packer.push({ lengths, boundaryCounts: counts, boundaryOffsets: Uint32Array.from(offsets), headerLens: headers }));
-  };
-
   try {
-    for (const index of resumed) {
-      // The ledger counts the resumed chunks' documents as the first run did.
-      ledger.output(index.docs.length);
-      for (const f of index.failed) ledger.drop(f.reason, f.message);
-      await packChunk(index);
-      progress.add('documents', index.docs.length);
-      progress.add('tokens', index.tokens);
-    }
-    if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeAccepted} documents already tokenized)\n`);
-
-    // Documents the earlier run already tokenized are read again (the ledger must count
-    // them) but not tokenized again.
-    let seq = 0;
-    async function* accepted(): AsyncIterable<{ doc: Doc; seq: number }> {
-      for await (const doc of docs) {
-        if (doc.text.length === 0) {
-          ledger.drop('empty_text', `${doc.source} (${doc.id}): empty text`);
-          continue;
-        }
-        if (!isWellFormed(doc.text)) {
-          ledger.drop('invalid_unicode', `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates`);
-          continue;
-        }
-        const s = seq++;
-        if (s < resumeAccepted) continue; // in a resumed chunk, counted above
-        yield { doc, seq: s };
-      }
-    }
-
-    type Pending = { docs: ChunkDoc[]; ids: Int32Array[]; masks: Uint8Array[]; tokens: number; failed: ChunkIndex['failed']; acceptedEnd: number };
-    const fresh = (): Pending => ({ docs: [], ids: [], masks: [], tokens: 0, failed: [], acceptedEnd: 0 });
-    let pending = fresh();
-    const flush = async () => {
-      if (pending.docs.length === 0) return;
-      const index: ChunkIndex = { firstSeq: packedDocs, tokens: pending.tokens, docs: pending.docs, acceptedEnd: pending.acceptedEnd, failed: pending.failed };
-      packedDocs += pending.docs.length;
-      store.write(store.chunkCount, index, pending.ids, pending.masks);
-      fault('chunks');
-      pending = fresh();
-      await packChunk(index);
-    };
-    for await (const [{ doc, seq: s }, r] of pool.map(accepted(), toRequest)) {
-      pending.acceptedEnd = s + 1;
-      if (!r.ids) {
-        const failure = { reason: 'tokenize_failed', message: `${doc.source} (${doc.id}): ${r.error}` };
-        ledger.drop(failure.reason, failure.message);
-        pending.failed.push(failure);
-        continue;
-      }
-      ledger.output();
-      pending.docs.push(chunkDoc(doc, r));
-      pending.ids.push(r.ids);
-      pending.masks.push(r.mask!);
-      pending.tokens += r.ids.length;
-      progress.add('documents', 1);
-      progress.add('tokens', r.ids.length);
-      if (pending.tokens >= o.chunkTokens) await flush();
-    }
-    await flush();
-    await emit(packer.finish());
-    progress.stop();
-
-    const shards = await arrow.close();
-    const megatronFiles = await megatron.close();
-    const lengthsSha = await lengthsFile.commit();
-    const st = packer.stats();
+    await tokenizePhase(job, pool, outputs, figures);
+    const plan = await planPhase(job);
+    const fragmentedUnits = await writePhase(job, plan, outputs, figures);
+    const written = await outputs.close();
     const report = figures.finish({
       overlongPolicy: o.overlong,
-      overlongDocs: st.overlongDocs,
-      droppedDocs: st.droppedDocs,
-      droppedTokens: st.droppedTokens,
-      duplicatedTokens: st.duplicatedTokens,
-      // Best fit places every unit whole in one bin (the packer's property tests check it).
-      fragmentedUnits: 0,
+      overlongDocs: plan.overlongDocs,
+      droppedDocs: plan.droppedDocs,
+      droppedTokens: plan.droppedTokens,
+      duplicatedTokens: plan.duplicatedTokens,
+      fragmentedUnits,
     });
-    if (source?.stages) report.stages = source.stages;
-    if (st.droppedDocs) ledger.produce('documents_dropped_by_overlong_policy', st.droppedDocs);
-
-    const manifest: Manifest = {
-      midpack_version: '0.1.0',
-      rank: rank.rank,
-      world_size: rank.worldSize,
-      config,
-      tokenizer: { name: tokenizer.name, sha256: tokenizer.hash, eos_id: tokenizer.eosId, pad_id: tokenizer.padId },
-      inputs: await inputsDescribed,
-      ledger: ledger.toJSON(),
-      balanced: ledger.balanced(),
-      counts: {
-        documents: report.packing.documents,
-        tokens: report.packing.tokens,
-        masked_tokens: report.masked_tokens,
-        units: report.packing.units,
-        bins: report.packing.bins,
-        padding_tokens: report.packing.padding_tokens,
-      },
-      shards: shards.shards.map(({ filename, rows, bytes, sha256 }) => ({ filename, rows, bytes, sha256 })),
-      shards_fingerprint: shards.fingerprint,
-      megatron: megatronFiles.map((f) => ({ ...f, path: relative(o.out, f.path) })),
-      doc_lengths: { path: 'doc_lengths.u32', sha256: lengthsSha },
-    };
-    if (source?.stages) manifest.stages = source.stages;
-    writeFileAtomic(join(o.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
-    writeReportHtml(join(o.out, 'report.html'), report, manifest);
-    writeFileAtomic(join(o.out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-    if (o.keepWork) store.close();
-    else store.remove();
+    if (job.source?.stages) report.stages = job.source.stages;
+    if (plan.droppedDocs) job.ledger.produce('documents_dropped_by_overlong_policy', plan.droppedDocs);
+    const t = job.tokenizer;
+    const manifest = buildManifest({
+      out: o.out,
+      rank: job.rank,
+      config: job.config,
+      tokenizer: { name: t.name, sha256: t.hash, eos_id: t.eosId, pad_id: t.padId },
+      inputs: await job.inputsDescribed,
+      ledger: job.ledger,
+      report,
+      outputs: written,
+      stages: job.source?.stages,
+    });
+    writeJobFiles(o.out, report, manifest);
+    if (o.keepWork) job.store.close();
+    else job.store.remove();
     return { manifest, report };
   } catch (e) {
-    progress.stop();
-    store.close();
-    arrow.abort();
-    megatron.abort();
-    lengthsFile.abort();
+    job.store.close();
+    await outputs.abort();
     throw e;
   }
+}
+
+/** Phase 1: every document tokenized into the work store; resumed chunks are taken as they are. */
+async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutputs, figures: FiguresBuilder): Promise<void> {
+  const { ledger, store, resumed, progress } = job;
+  /** A chunk, new or resumed, goes through the same path: figures, lengths, registration. */
+  const register = async (index: ChunkIndex) => {
+    store.register(index);
+    for (const d of index.docs) figures.addDoc(d);
+    await outputs.writeLengths(Uint32Array.from(index.docs, (d) => d.len));
+    progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens });
+  };
+  for (const index of resumed) {
+    // The ledger counts the resumed chunks' documents as the first run did.
+    ledger.output(index.docs.length);
+    for (const f of index.failed) ledger.drop(f.reason, f.message);
+    await register(index);
+  }
+  const last = resumed[resumed.length - 1];
+  const resumeAccepted = last ? last.acceptedEnd : 0;
+  if (resumed.length) process.stderr.write(`midpack: pack: resuming after ${resumed.length} complete chunks (${resumeAccepted} documents already tokenized)\n`);
+  const chunks = new ChunkAccumulator(store, job.o.chunkTokens, last ? last.firstSeq + last.docs.length : 0);
+  const completed = async (index: ChunkIndex | undefined) => {
+    if (!index) return;
+    job.fault('chunks');
+    await register(index);
+  };
+  for await (const [{ doc, seq }, r] of pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), toRequest)) {
+    chunks.accepted(seq);
+    if (!r.ids) {
+      const message = `${doc.source} (${doc.id}): ${r.error}`;
+      ledger.drop('tokenize_failed', message);
+      chunks.fail('tokenize_failed', message);
+      continue;
+    }
+    ledger.output();
+    await completed(chunks.add(doc, r));
+  }
+  await completed(chunks.flush());
+}
+
+/**
+ * Documents that can be tokenized, numbered in input order. Those an earlier run already
+ * tokenized (seq < resumeAccepted) are read again, so the ledger counts them, but not yielded.
+ */
+async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAccepted: number): AsyncIterable<{ doc: Doc; seq: number }> {
+  let seq = 0;
+  for await (const doc of docs) {
+    if (doc.text.length === 0) {
+      ledger.drop('empty_text', `${doc.source} (${doc.id}): empty text`);
+      continue;
+    }
+    if (!isWellFormed(doc.text)) {
+      ledger.drop('invalid_unicode', `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates`);
+      continue;
+    }
+    const s = seq++;
+    if (s < resumeAccepted) continue; // in a resumed chunk, counted above
+    yield { doc, seq: s };
+  }
+}
+
+/** Phase 2: the bins of the whole corpus planned and written to the work store. */
+async function planPhase(job: PackJob): Promise<PlanResult> {
+  const { o, store } = job;
+  const plan = new PlanWriter(job.workDir);
+  try {
+    const result = await planBins(
+      () => chunkBatches(store),
+      { capacity: o.seqLen, overlong: o.overlong, slideStride: o.slideStride, windowUnits: o.windowUnits, maxOpenBins: o.maxOpenBins, passUnits: o.passUnits, seed: o.shuffleSeed ?? 0 },
+      (bins) => {
+        plan.add(bins);
+        job.progress({ phase: 'plan', bins: bins.binCount });
+      },
+      (pass, passes) => job.progress({ phase: 'plan', pass, passes }),
+    );
+    plan.commit();
+    return result;
+  } catch (e) {
+    plan.abort();
+    throw e;
+  }
+}
+
+/** The work store's documents as planner batches, one chunk each, keyed by document id. */
+function* chunkBatches(store: ChunkStore): Iterable<PlanBatch> {
+  for (let k = 0; k < store.chunkCount; k++) {
+    const docs = store.index(k).docs;
+    const n = docs.length;
+    const lengths = new Uint32Array(n);
+    const boundaryCounts = new Uint32Array(n);
+    const headerLens = new Uint32Array(n);
+    const keys = new Uint32Array(n);
+    const offsets: number[] = [];
+    docs.forEach((d, i) => {
+      lengths[i] = d.len;
+      keys[i] = identityKey(d.id);
+      const b = d.boundaries ?? [];
+      boundaryCounts[i] = b.length;
+      headerLens[i] = b.length ? b[0]! : 0;
+      for (const x of b) offsets.push(x);
+    });
+    yield { lengths, boundaryCounts, boundaryOffsets: Uint32Array.from(offsets), headerLens, keys };
+  }
+}
+
+/** A 32-bit hash of a document id (FNV-1a, then mixed): its identity for the planner, whatever its position. */
+export function identityKey(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Phase 3: the planned bins in a seeded shuffled order (plan order with shuffle off), each
+ * gathered from the work store; returns the units held by more than one bin, counted here.
+ */
+async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, figures: FiguresBuilder): Promise<number> {
+  const { o } = job;
+  const reader = new PlanReader(job.workDir, plan.bins);
+  const order = binOrder(plan.bins, (o.shuffle ?? true) ? (o.shuffleSeed ?? 0) : undefined);
+  const assembler = new BinAssembler(job.store, o.seqLen, job.tokenizer.padId);
+  const tally = new UnitTally(plan.units);
+  job.progress({ phase: 'write', totalBins: plan.bins });
+  try {
+    for (let i = 0; i < order.count; i++) {
+      const b = order.at(i);
+      const units = reader.bin(b);
+      for (const u of units) tally.addUnit(u.id);
+      const bin = assembler.assemble(units, b);
+      figures.addBin(bin.docLens.reduce((s, x) => s + x, 0), units.length);
+      await outputs.writeBin(bin);
+      job.progress({ phase: 'write', bins: 1 });
+      job.fault('bins');
+    }
+  } finally {
+    reader.close();
+  }
+  if (tally.missing) throw new Error(`planner bug: ${tally.missing} of ${plan.units} units are in no written bin`);
+  return tally.fragmented;
 }
 
 function toRequest({ doc }: { doc: Doc }) {
@@ -312,54 +367,6 @@ function toRequest({ doc }: { doc: Doc }) {
   return { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries };
 }
 
-function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
-  const d: ChunkDoc = { id: doc.id, kind: doc.kind, source: doc.source, len: r.ids!.length, masked: r.masked ?? 0 };
-  if (r.boundaries && r.boundaries.length) d.boundaries = Array.from(r.boundaries);
-  if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
-  if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
-  return d;
-}
-
-/** Builds each closed bin's exactly-L token and mask arrays from the chunk store. */
-class BinAssembler {
-  lastTokens = 0;
-  constructor(
-    private readonly store: ChunkStore,
-    private readonly seqLen: number,
-    private readonly padId: number,
-  ) {}
-
-  assemble(c: ClosedBins, b: number): PackedBin {
-    const inputIds = new Int32Array(this.seqLen).fill(this.padId);
-    const lossMask = new Uint8Array(this.seqLen);
-    const from = c.binUnitStart[b]!;
-    const to = c.binUnitStart[b + 1]!;
-    const n = to - from;
-    const docLens = new Int32Array(n);
-    const docOffsets = new Int32Array(n);
-    const docIds: string[] = [];
-    const docKinds: string[] = [];
-    let at = 0;
-    for (let u = from; u < to; u++) {
-      const seq = c.unitDoc[u]!;
-      const header = c.unitHeader[u]!;
-      const start = c.unitStart[u]!;
-      const end = c.unitEnd[u]!;
-      const len = header + end - start;
-      if (at + len > this.seqLen) throw new Error(`packer bug: bin ${b} overflows ${this.seqLen} tokens`);
-      this.store.read(seq, 0, header, inputIds, lossMask, at);
-      this.store.read(seq, start, end, inputIds, lossMask, at + header);
-      const d = this.store.doc(seq);
-      docLens[u - from] = len;
-      docOffsets[u - from] = start;
-      docIds.push(d.id);
-      docKinds.push(d.kind);
-      at += len;
-    }
-    this.lastTokens = at;
-    return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets };
-  }
-}
 
 /**
  * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (bins:N, docs:N) kills the

@@ -40,7 +40,7 @@ export const SOURCE_OPTIONS: Record<SourceType, readonly string[]> = {
 };
 export const FIM_OPTIONS = ['fimRate', 'spmRate', 'formats', 'spans', 'maskPrompt', 'placeholder', 'maxContextLines', 'unitMaxChars'] as const;
 export const MASK_OPTIONS = ['minChars', 'memoryMb', 'samples', 'minDocs', 'minFrac', 'keepFirst', 'bridge', 'top'] as const;
-export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'name', 'chunkTokens'] as const;
+export const PACK_OPTIONS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'passUnits', 'shuffleSeed', 'shuffle', 'rowsPerShard', 'name', 'chunkTokens'] as const;
 
 export interface ThenConfig {
   type: (typeof THEN_TYPES)[number];
@@ -70,6 +70,9 @@ export interface RunConfig {
     slideStride?: number;
     windowUnits?: number;
     maxOpenBins?: number;
+    passUnits?: number;
+    shuffleSeed?: number;
+    shuffle?: boolean;
     rowsPerShard?: number;
     name?: string;
     chunkTokens?: number;
@@ -152,7 +155,9 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   if (mask) keys(mask, MASK_OPTIONS, 'mask');
   const pack = top.pack === undefined ? {} : obj(top.pack, 'pack');
   keys(pack, PACK_OPTIONS, 'pack');
-  for (const k of ['seqLen', 'slideStride', 'windowUnits', 'maxOpenBins', 'rowsPerShard', 'chunkTokens'] as const) if (pack[k] !== undefined) int(pack[k], `pack.${k}`, 1);
+  for (const k of ['seqLen', 'slideStride', 'windowUnits', 'maxOpenBins', 'passUnits', 'rowsPerShard', 'chunkTokens'] as const) if (pack[k] !== undefined) int(pack[k], `pack.${k}`, 1);
+  if (pack.shuffleSeed !== undefined) int(pack.shuffleSeed, 'pack.shuffleSeed', 0);
+  if (pack.shuffle !== undefined && typeof pack.shuffle !== 'boolean') fail('pack.shuffle', `must be true or false, got ${JSON.stringify(pack.shuffle)}`);
   if (pack.overlong !== undefined && !(OVERLONG_POLICIES as readonly string[]).includes(pack.overlong as string)) fail('pack.overlong', `must be one of ${OVERLONG_POLICIES.join(', ')}`);
   if (pack.name !== undefined) str(pack.name, 'pack.name');
   return {

@@ -22,7 +22,7 @@ import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, editSamples, type EditOptions } fro
 import { DEFAULT_HISTORY_OPTIONS, historyUnits, rowUnits, type EditUnit, type HistoryOptions } from '../stages/fim/history.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
-import { runPackJob, faultPoint, PACK_DEFAULTS, type PackSummary } from './pack-job.js';
+import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import type { RunConfig, SourceConfig } from './run-config.js';
 
 /**
@@ -44,7 +44,8 @@ export interface RunOptions {
   /** Merged segment counts from all ranks (phase pack of a multi-rank masked run). */
   counts?: string;
   workers?: number;
-  progress?: boolean;
+  /** The pack phase's progress (src/job/pack-job.ts PackProgressEvent). */
+  onProgress?: PackJobOptions['onProgress'];
   keepWork?: boolean;
 }
 
@@ -94,7 +95,7 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
       tokenizer: cfg.tokenizer,
       workers: o.workers ?? cfg.workers ?? (await import('node:os')).availableParallelism(),
       keepWork: o.keepWork ?? false,
-      progress: o.progress ?? true,
+      onProgress: o.onProgress,
       rank,
     },
     { docs, ledger, inputs: cfg.sources.flatMap((s) => s.inputs), stages },

@@ -1,7 +1,9 @@
-/** Packing: the native best-fit packer, its TypeScript twin, overlong policies and the Table 13 baselines. */
+/** Packing: the native best-fit packer and whole-corpus planner, overlong policies and the Table 13 baselines. */
 export * from './packer.js';
-export { TsStreamingPacker, CapacityIndex } from './ts-packer.js';
-export { cutDocument, type CutResult, type UnitSink } from './cut.js';
+export * from './planner.js';
+export { UnitTally } from './fragmentation.js';
+export { binOrder, type BinOrder } from './bin-order.js';
+export { orderLengths, LENGTH_ORDERS, type LengthOrder } from './order.js';
 export * from './strategies.js';
 export { readLengthFile, type ReadLengthsOptions } from './lengths.js';
-export { DEFAULT_MIXTURE, mixtureBatches, mixtureLengths, type MixtureKind } from './mixture.js';
+export { DEFAULT_MIXTURE, MIXTURE_ORDERS, mixtureBatches, mixtureKindBatches, mixtureLengths, mixtureSample, withRepoShare, type MixtureKind, type MixtureOrder } from './mixture.js';

@@ -14,7 +14,7 @@ function midpack(...args: string[]) {
   return spawnSync(process.execPath, [main, ...args], { encoding: 'utf8' });
 }
 
-test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', () => {
+test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
   try {
     const lengths = Array.from(mixtureLengths(20_000, 5));
@@ -28,7 +28,7 @@ test('midpack compare --json prints the five strategies with the documented fiel
         assert.equal(typeof f[k], 'number', k);
       }
     }
-    assert.deepEqual(out, compareStrategies(lengths, { capacity: 65536, overlong: 'slide' }));
+    assert.deepEqual(out, await compareStrategies(lengths, { capacity: 65536, overlong: 'slide' }));
     assert.equal(out.bfp_slide.fragmentation_rate, 0);
     assert.ok(out.bfp.dropped_tokens > 0 && out.bfp_slide.duplicated_tokens > 0);
 

@@ -3,10 +3,17 @@ import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { action, intOption } from '../common.js';
 import {
+  compareStrategiesFrom,
   DEFAULT_CAPACITY,
+  DEFAULT_MAX_OPEN_BINS,
+  DEFAULT_PASS_UNITS,
+  DEFAULT_WINDOW_UNITS,
+  LENGTH_ORDERS,
+  orderLengths,
   OVERLONG_POLICIES,
   readLengthFile,
-  StrategyComparer,
+  type LengthOrder,
+  type LengthSource,
   type OverlongPolicy,
   type StrategyFigures,
 } from '../../pack/index.js';
@@ -18,6 +25,9 @@ interface CompareOpts {
   slideStride?: number;
   windowUnits?: number;
   maxOpenBins?: number;
+  passUnits?: number;
+  order: LengthOrder;
+  orderSeed: number;
   json?: boolean;
 }
 
@@ -39,28 +49,62 @@ export function register(program: Command): void {
         .default('split'),
     )
     .option('--slide-stride <n>', "stride of the 'slide' policy (default L/2)", intOption('--slide-stride', 1))
-    .option('--window-units <n>', 'best-fit window: units placed longest first together', intOption('--window-units', 1))
-    .option('--max-open-bins <n>', 'bins held open at most', intOption('--max-open-bins', 1))
+    .option('--window-units <n>', `best-fit planning window: units placed longest first together, about 56 bytes each (default: ${DEFAULT_WINDOW_UNITS})`, intOption('--window-units', 1))
+    .option('--max-open-bins <n>', `bins held open across windows; past it the fullest closes (default: ${DEFAULT_MAX_OPEN_BINS})`, intOption('--max-open-bins', 1))
+    .option('--pass-units <n>', `units one planning pass holds, about 56 bytes each; more and the file is read once per pass (default: ${DEFAULT_PASS_UNITS})`, intOption('--pass-units', 1))
+    .addOption(
+      new Option('--order <order>', 'order the lengths are given to every strategy; anything but as-given holds all lengths in memory (4 bytes each)')
+        .choices(LENGTH_ORDERS as string[])
+        .default('as-given'),
+    )
+    .option('--order-seed <n>', 'seed of --order shuffled (default: 0)', intOption('--order-seed', 0), 0)
     .option('--json', 'print one JSON object keyed by strategy')
     .action(action(async (opts: CompareOpts) => compare(opts)));
 }
 
 async function compare(opts: CompareOpts): Promise<void> {
-  const comparer = new StrategyComparer({
+  const options = {
     capacity: opts.seqLen,
     overlong: opts.overlong,
     slideStride: opts.slideStride,
     windowUnits: opts.windowUnits,
     maxOpenBins: opts.maxOpenBins,
-  });
+    passUnits: opts.passUnits,
+  };
   const bar = progressBar(opts.lengths);
+  let figures: Record<string, StrategyFigures>;
   try {
-    for await (const batch of readLengthFile(opts.lengths, { onBytes: bar ? (b) => bar.update(b) : undefined })) comparer.push(batch);
+    figures = await compareStrategiesFrom(await lengthSource(opts, bar), options);
   } finally {
     bar?.stop();
   }
-  const figures = comparer.finish();
   process.stdout.write(opts.json ? JSON.stringify(figures) + '\n' : formatTable(figures, opts.seqLen));
+}
+
+/**
+ * As given, the file is streamed (once per strategy pass; the bar follows the first); any other
+ * order reads it into memory once and reorders it.
+ */
+async function lengthSource(opts: CompareOpts, bar: cliProgress.SingleBar | undefined): Promise<LengthSource> {
+  let first = true;
+  const stream = () => {
+    const onBytes = first && bar ? (b: number) => bar.update(b) : undefined;
+    first = false;
+    return readLengthFile(opts.lengths, { onBytes });
+  };
+  if (opts.order === 'as-given') {
+    if (opts.lengths !== '-') return stream;
+  }
+  const parts: Uint32Array[] = [];
+  for await (const b of stream()) parts.push(b);
+  const all = new Uint32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  const ordered = orderLengths(all, opts.order, opts.orderSeed);
+  return () => [ordered];
 }
 
 function progressBar(path: string): cliProgress.SingleBar | undefined {

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
+import { packProgress } from '../progress.js';
 import { rankOutDir, resolveRank } from '../../core/ranks.js';
 
 export function register(program: Command): void {
@@ -20,8 +21,11 @@ export function register(program: Command): void {
     .option('--seq-len <L>', 'tokens per bin', intOption('--seq-len', 1), PACK_DEFAULTS.seqLen)
     .addOption(new Option('--overlong <policy>', 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated)').choices(['split', 'slide', 'drop', 'boundary']).default(PACK_DEFAULTS.overlong))
     .option('--slide-stride <n>', 'stride of the slide policy (default L/2)', intOption('--slide-stride', 1))
-    .option('--window-units <n>', 'packing units buffered and placed longest first; memory about 32 bytes each (default 65536)', intOption('--window-units', 1))
-    .option('--max-open-bins <n>', 'bins kept open for more units; past it the fullest closes (default 1024)', intOption('--max-open-bins', 1))
+    .option('--window-units <n>', `planning window: units (a seeded hash spreads them over windows) placed best fit, longest first, together; about 56 bytes each (default: ${PACK_DEFAULTS.windowUnits})`, intOption('--window-units', 1))
+    .option('--max-open-bins <n>', `bins kept open across windows for more units; past it the fullest closes; their units cost 20 bytes each, at most 2^21 of them (default: ${PACK_DEFAULTS.maxOpenBins})`, intOption('--max-open-bins', 1))
+    .option('--pass-units <n>', `units one planning pass holds, about 56 bytes each; a corpus with more is planned in several passes over the work store (default: ${PACK_DEFAULTS.passUnits})`, intOption('--pass-units', 1))
+    .option('--shuffle-seed <n>', `seed of the order bins are written in (and of the planning hash) (default: ${PACK_DEFAULTS.shuffleSeed})`, intOption('--shuffle-seed', 0), PACK_DEFAULTS.shuffleSeed)
+    .option('--no-shuffle', 'write bins in plan order instead of a seeded pseudo-random order')
     .option('--rows-per-shard <n>', 'bins per Arrow shard file', intOption('--rows-per-shard', 1), PACK_DEFAULTS.rowsPerShard)
     .option('--name <name>', 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)', PACK_DEFAULTS.name)
     .option('--chunk-tokens <n>', 'tokens per work chunk: how much a killed run may redo', intOption('--chunk-tokens', 1), PACK_DEFAULTS.chunkTokens)
@@ -37,6 +41,7 @@ export function register(program: Command): void {
       action(async (inputs: string[], opts) => {
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const out = rankOutDir(opts.out, rank);
+        const progress = packProgress(opts.progress);
         const summary = await runPackJob({
           rank,
           inputs,
@@ -48,12 +53,15 @@ export function register(program: Command): void {
           slideStride: opts.slideStride,
           windowUnits: opts.windowUnits,
           maxOpenBins: opts.maxOpenBins,
+          passUnits: opts.passUnits,
+          shuffleSeed: opts.shuffleSeed,
+          shuffle: opts.shuffle,
           rowsPerShard: opts.rowsPerShard,
           name: opts.name,
           chunkTokens: opts.chunkTokens,
           keepWork: opts.keepWork,
-          progress: opts.progress,
-        });
+          onProgress: progress.onProgress,
+        }).finally(progress.stop);
         printSummary(out, summary.manifest, summary.report);
         if (!summary.manifest.balanced) throw new Error('the manifest does not balance: some input records are unaccounted for');
       }),

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { packProgress } from '../progress.js';
 import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { loadRunConfig } from '../../job/run-config.js';
@@ -37,7 +38,8 @@ export function register(program: Command): void {
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare';
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, progress: opts.progress });
+        const progress = packProgress(opts.progress);
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress.onProgress }).finally(progress.stop);
         if (!r.summary) {
           process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}\n`);
           return;
