@@ -139,10 +139,11 @@ void cutDocument(const PackerOptions& opts, uint32_t doc, uint32_t len, const ui
       for (uint32_t s = 0; s < len; s += std::min(L, len - s)) emit(s, s + std::min(L, len - s), 0);
       break;
     case Overlong::Slide: {
+      const uint64_t stride = opts.slideStride ? opts.slideStride : std::max<uint32_t>(1, L / 2);  // 0: the default
       uint64_t s = 0;
-      for (; s + L < len; s += opts.slideStride) emit(uint32_t(s), uint32_t(s + L), 0);
+      for (; s + L < len; s += stride) emit(uint32_t(s), uint32_t(s + L), 0);
       emit(len - L, len, 0);  // the last window extended back to a full L
-      stats.duplicatedTokens += (s / opts.slideStride + 1) * uint64_t(L) - len;
+      stats.duplicatedTokens += (s / stride + 1) * uint64_t(L) - len;
       break;
     }
     case Overlong::Boundary: {

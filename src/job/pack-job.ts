@@ -290,6 +290,7 @@ async function planPhase(job: PackJob): Promise<PlanResult> {
       (bins) => {
         plan.add(bins);
         job.progress({ phase: 'plan', bins: bins.binCount });
+        job.fault('plan');
       },
       (pass, passes) => job.progress({ phase: 'plan', pass, passes }),
     );
@@ -369,14 +370,14 @@ function toRequest({ doc }: { doc: Doc }) {
 
 
 /**
- * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (bins:N, docs:N) kills the
- * process with SIGKILL right after the N-th tokenized chunk (packed bin, prepared document) is
- * written: a deterministic kill point.
+ * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (plan:N, bins:N, docs:N)
+ * kills the process with SIGKILL right after the N-th tokenized chunk (planning pass that closed
+ * bins, written bin, prepared document) is written: a deterministic kill point.
  */
-export function faultPoint(): (what: 'chunks' | 'bins' | 'docs') => void {
-  const m = /^(chunks|bins|docs):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
+export function faultPoint(): (what: 'chunks' | 'plan' | 'bins' | 'docs') => void {
+  const m = /^(chunks|plan|bins|docs):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
   if (!m) return () => {};
-  const counts = { chunks: 0, bins: 0, docs: 0 };
+  const counts = { chunks: 0, plan: 0, bins: 0, docs: 0 };
   return (what) => {
     if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
   };
