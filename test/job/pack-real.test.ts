@@ -14,7 +14,8 @@ const WANT_DOCS = 75_000;
 
 interface RealDoc {
   id: string;
-  kind: string;
+  /** File type: js, md or ts. */
+  type: string;
   source: string;
   text: string;
 }
@@ -38,10 +39,10 @@ function realDocs(): RealDoc[] {
     const text = readFileSync(f, 'utf8');
     if (!text.trim() || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) continue;
     const source = relative(repoRoot, f);
-    const kind = extname(f).slice(1);
-    docs.push({ id: `${source}`, kind, source, text });
-    text.split(/\n\s*\n/).filter((p) => p.trim().length >= 16).forEach((p, i) => docs.push({ id: `${source}#p${i}`, kind, source, text: p }));
-    text.split('\n').filter((l) => l.trim().length >= 24).forEach((l, i) => docs.push({ id: `${source}#l${i}`, kind, source, text: l }));
+    const type = extname(f).slice(1);
+    docs.push({ id: `${source}`, type, source, text });
+    text.split(/\n\s*\n/).filter((p) => p.trim().length >= 16).forEach((p, i) => docs.push({ id: `${source}#p${i}`, type, source, text: p }));
+    text.split('\n').filter((l) => l.trim().length >= 24).forEach((l, i) => docs.push({ id: `${source}#l${i}`, type, source, text: l }));
     if (docs.length >= WANT_DOCS) break;
   }
   return docs;
@@ -59,11 +60,11 @@ test('pack at scale on real code and prose sorted ascending, descending and grou
     assert.ok(lowerBound > 1024, `${lowerBound} bins: more than the old open-bin bound`);
 
     const byLength = (a: RealDoc, b: RealDoc) => fresh.get(a.id)!.length - fresh.get(b.id)!.length || (a.id < b.id ? -1 : 1);
-    const kinds = ['js', 'md', 'ts'];
+    const types = ['js', 'md', 'ts'];
     const orders: Record<string, RealDoc[]> = {
       ascending: docs.slice().sort(byLength),
       descending: docs.slice().sort((a, b) => byLength(b, a)),
-      grouped: kinds.flatMap((k) => docs.filter((d) => d.kind === k)),
+      grouped: types.flatMap((t) => docs.filter((d) => d.type === t)),
     };
     // What the streaming packer did before the planner (arrival order, its old defaults): pack must do at least as well.
     const streamed = (list: RealDoc[]) => {
@@ -75,7 +76,7 @@ test('pack at scale on real code and prose sorted ascending, descending and grou
 
     for (const [name, list] of Object.entries(orders)) {
       const input = join(dir, `${name}.jsonl`);
-      writeFileSync(input, list.map((d) => JSON.stringify({ ...d, meta: {} })).join('\n') + '\n');
+      writeFileSync(input, list.map((d) => JSON.stringify({ id: d.id, kind: d.type === 'md' ? 'web' : 'text', source: d.source, text: d.text, meta: { type: d.type } })).join('\n') + '\n');
       const out = join(dir, name);
       const r = midpack(['pack', input, '--out', out, '--seq-len', String(L), '--workers', '2', '--no-progress']);
       assert.equal(r.status, 0, r.stderr);
