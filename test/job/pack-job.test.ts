@@ -146,8 +146,9 @@ test('pack: killed with SIGKILL at several points, then rerun, ends with the sam
   const dir = tmp();
   // with bad records too: a resumed run must count them exactly as the first run did
   const { path } = realCorpus(dir, { bad: true });
-  // --pass-units 6: planning takes several passes, so a kill can fall between them
-  const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4', '--pass-units', '6'];
+  // --pass-units 6: planning takes several passes; small windows and few open bins make each
+  // pass close bins, so the plan:N kill points fall between passes that planned bins
+  const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4', '--pass-units', '6', '--window-units', '4', '--max-open-bins', '2'];
   const ref = join(dir, 'ref');
   assert.equal(midpack(args(ref)).status, 0);
   const expected = hashTree(ref);
