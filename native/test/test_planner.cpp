@@ -10,20 +10,10 @@
 #include <vector>
 
 #include "planner.hpp"
+#include "check.hpp"
 
 using namespace midpack;
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                    \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      failures++;                                                           \
-      std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                    \
-      std::fprintf(stderr, "\n");                                           \
-      if (failures > 20) std::exit(1);                                      \
-    }                                                                       \
-  } while (0)
 
 using Placed = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;  // key, start, end, header
 using Bins = std::vector<std::vector<Placed>>;
