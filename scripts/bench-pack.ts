@@ -5,8 +5,12 @@
  *     docs/s of each, their ratio, and whether all runs gave identical bins (a checksum over
  *     every unit of every bin);
  *  2. prints the five strategies of Table 13 on a 1,000,000-document mixture;
- *  3. writes --stream-count (100,000,000) lengths to a temporary file, one per line, and packs them
- *     streamed from it in a child process, printing that process's peak RSS.
+ *  3. plans 1,000,000-document mixtures (scripts/gen-lengths.ts) in four orders (random, grouped
+ *     by kind, ascending, descending) with the whole-corpus planner at its defaults, for seed 1,
+ *     seed 2 and a 40% repository share: bins, lower bound, padding and fragmentation of each;
+ *  4. writes --stream-count (100,000,000) lengths to a temporary binary file (uint32, as
+ *     OUT/doc_lengths.u32) and plans them streamed from it in a child process (the plan without
+ *     the writing), printing that process's peak RSS.
  * Figures are ratios and rates measured in this one run, not timed assertions.
  *
  *   node dist/scripts/bench-pack.js [--count N] [--stream-count N] [--seed S]
@@ -18,18 +22,26 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../src/cli/commands/compare.js';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import {
   compareStrategies,
   DEFAULT_CAPACITY,
+  DEFAULT_MAX_OPEN_BINS,
+  DEFAULT_PASS_UNITS,
+  DEFAULT_WINDOW_UNITS,
+  DEFAULT_MIXTURE,
+  MIXTURE_ORDERS,
   mixtureBatches,
   mixtureLengths,
+  mixtureSample,
+  planBins,
   readLengthFile,
   StreamingPacker,
-  TsStreamingPacker,
+  withRepoShare,
   type ClosedBins,
   type Packer,
 } from '../src/pack/index.js';
-import { writeLengthFile } from './gen-lengths.js';
+import { TsStreamingPacker } from '../test/pack/ts-packer.js';
 
 const L = DEFAULT_CAPACITY;
 const BATCH = 1 << 20;
@@ -62,17 +74,52 @@ function timePacker(packer: Packer, lengths: Uint32Array): { seconds: number; ha
   return { seconds, hash };
 }
 
+/** The plan alone (bins let go as they come), streamed from the lengths file once per pass. */
 async function streamChild(path: string): Promise<void> {
-  const packer = new StreamingPacker({ capacity: L, overlong: 'split' });
   const t = process.hrtime.bigint();
-  let bins = 0;
-  for await (const batch of readLengthFile(path)) bins += packer.push({ lengths: batch }).binCount;
-  bins += packer.finish().binCount;
+  const lengths = async function* () {
+    for await (const batch of readLengthFile(path)) yield { lengths: batch };
+  };
+  const s = await planBins(lengths, { capacity: L, overlong: 'split' }, () => {});
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
-  const s = packer.stats();
   process.stdout.write(
-    JSON.stringify({ docs: s.docs, bins, padding_rate: s.paddingTokens / (s.bins * L), lower_bound: Math.ceil(s.tokens / L), seconds, maxRssKb: process.resourceUsage().maxRSS }) + '\n',
+    JSON.stringify({ docs: s.docs, units: s.units, passes: s.passes, bins: s.bins, fragmented: s.fragmentedUnits, padding_rate: s.paddingTokens / (s.bins * L), lower_bound: Math.ceil(s.tokens / L), seconds, maxRssKb: process.resourceUsage().maxRSS }) + '\n',
   );
+}
+
+/** Streams `count` mixture lengths to a binary uint32 file. */
+function writeU32File(path: string, count: number, seed: number): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const b of mixtureBatches(count, seed)) writeSync(fd, new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Section 3: the planner on the same mixtures in four orders. */
+async function orderSection(): Promise<void> {
+  const pct = (x: number) => `${(100 * x).toFixed(4)}%`;
+  process.stdout.write(`3. whole-corpus planner, 1,000,000-document mixtures in four orders (window ${DEFAULT_WINDOW_UNITS}, open bins ${DEFAULT_MAX_OPEN_BINS}, pass ${DEFAULT_PASS_UNITS} units)\n`);
+  process.stdout.write(`   ${'mixture'.padEnd(18)}${'order'.padEnd(9)}${'bins'.padStart(8)}${'lower_bound'.padStart(13)}${'over_lb'.padStart(9)}${'padding'.padStart(10)}${'fragmented'.padStart(12)}${'seconds'.padStart(9)}\n`);
+  const mixtures = [
+    { name: 'seed 1', seed: 1, kinds: DEFAULT_MIXTURE },
+    { name: 'seed 2', seed: 2, kinds: DEFAULT_MIXTURE },
+    { name: 'seed 1, repo 40%', seed: 1, kinds: withRepoShare(0.4) },
+  ];
+  for (const m of mixtures) {
+    for (const order of MIXTURE_ORDERS) {
+      const lengths = mixtureSample(1_000_000, m.seed, order, m.kinds);
+      const t = process.hrtime.bigint();
+      const s = await planBins(() => [{ lengths }], { capacity: L, overlong: 'split' }, () => {});
+      const seconds = Number(process.hrtime.bigint() - t) / 1e9;
+      const lb = Math.ceil(s.tokens / L);
+      process.stdout.write(
+        `   ${m.name.padEnd(18)}${order.padEnd(9)}${String(s.bins).padStart(8)}${String(lb).padStart(13)}${('+' + (s.bins - lb)).padStart(9)}${pct(s.paddingTokens / (s.bins * L)).padStart(10)}${String(s.fragmentedUnits).padStart(12)}${seconds.toFixed(2).padStart(9)}\n`,
+      );
+    }
+  }
+  process.stdout.write('\n');
 }
 
 async function main(): Promise<void> {
@@ -89,7 +136,7 @@ async function main(): Promise<void> {
   const streamCount = Number(values['stream-count']);
   const seed = Number(values.seed);
 
-  process.stdout.write(`bench:pack  L=${L}, overlong=split, default window (65536 units) and open-bin bound (1024)\n\n`);
+  process.stdout.write(`bench:pack  L=${L}, overlong=split, default window (${DEFAULT_WINDOW_UNITS} units) and open-bin bound (${DEFAULT_MAX_OPEN_BINS})\n\n`);
   const lengths = new Uint32Array(count);
   let at = 0;
   for (const b of mixtureBatches(count, seed)) {
@@ -115,29 +162,31 @@ async function main(): Promise<void> {
   process.stdout.write(`   typescript  ${ts.seconds.toFixed(3)} s  ${Math.round(tsRate).toLocaleString('en-US')} docs/s\n`);
   process.stdout.write(`   native / typescript = ${(nativeRate / tsRate).toFixed(2)}x; identical bins: ${hashes.size === 1 ? 'yes' : 'NO'} (checksum ${native.hash.toString(16)})\n\n`);
 
-  process.stdout.write('2. Table 13 strategies on a 1,000,000-document mixture\n');
-  const table = formatTable(compareStrategies(mixtureLengths(1_000_000, seed), { capacity: L, overlong: 'split' }), L);
+  process.stdout.write('2. Table 13 strategies on a 1,000,000-document mixture (as generated)\n');
+  const table = formatTable(await compareStrategies(mixtureLengths(1_000_000, seed), { capacity: L, overlong: 'split' }), L);
   process.stdout.write(table.trimEnd().replace(/^/gm, '   ') + '\n\n');
 
-  const file = join(tmpdir(), `midpack-bench-lengths-${process.pid}.txt`);
+  await orderSection();
+
+  const file = join(tmpdir(), `midpack-bench-lengths-${process.pid}.u32`);
   try {
     const t = process.hrtime.bigint();
-    await writeLengthFile(file, streamCount, seed);
+    writeU32File(file, streamCount, seed);
     const wrote = Number(process.hrtime.bigint() - t) / 1e9;
     const size = statSync(file).size;
-    process.stdout.write(`3. ${streamCount.toLocaleString('en-US')} lengths streamed from a file (${(size / 2 ** 20).toFixed(0)} MiB, written in ${wrote.toFixed(1)} s), native, in a child process\n`);
+    process.stdout.write(`4. ${streamCount.toLocaleString('en-US')} lengths planned streamed from a file (${(size / 2 ** 20).toFixed(0)} MiB uint32, written in ${wrote.toFixed(1)} s), native, in a child process, no writing\n`);
     const self = fileURLToPath(import.meta.url);
     const r = spawnSync(process.execPath, [self, '--stream-child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (r.status !== 0) throw new Error(`the streaming child failed: ${r.stderr}`);
-    const c = JSON.parse(r.stdout) as { docs: number; bins: number; padding_rate: number; lower_bound: number; seconds: number; maxRssKb: number };
+    const c = JSON.parse(r.stdout) as { docs: number; units: number; passes: number; bins: number; fragmented: number; padding_rate: number; lower_bound: number; seconds: number; maxRssKb: number };
     process.stdout.write(
-      `   ${c.docs.toLocaleString('en-US')} docs -> ${c.bins.toLocaleString('en-US')} bins (lower bound ${c.lower_bound.toLocaleString('en-US')}), padding ${(100 * c.padding_rate).toFixed(4)}%\n` +
-        `   read+parse+pack ${c.seconds.toFixed(1)} s (${Math.round(c.docs / c.seconds).toLocaleString('en-US')} docs/s); peak RSS ${mb(c.maxRssKb)} MB\n`,
+      `   ${c.docs.toLocaleString('en-US')} docs, ${c.units.toLocaleString('en-US')} units -> ${c.bins.toLocaleString('en-US')} bins (lower bound ${c.lower_bound.toLocaleString('en-US')}), padding ${(100 * c.padding_rate).toFixed(4)}%, fragmented ${c.fragmented}\n` +
+        `   ${c.passes} planning passes (+1 counting), ${c.seconds.toFixed(1)} s (${Math.round(c.docs / c.seconds).toLocaleString('en-US')} docs/s); peak RSS ${mb(c.maxRssKb)} MB\n`,
     );
   } finally {
     rmSync(file, { force: true });
   }
-  process.stdout.write(`\npeak RSS of this process (sections 1-2): ${mb(process.resourceUsage().maxRSS)} MB\n`);
+  process.stdout.write(`\npeak RSS of this process (sections 1-3): ${mb(process.resourceUsage().maxRSS)} MB\n`);
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) await main();

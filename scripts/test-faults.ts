@@ -114,7 +114,7 @@ function runOnce(args: string[], fault: string | undefined, killAfterMs: number 
 
 /** A kill point for one attempt: a fault point of the job, or a random time. */
 function killPoint(r: Round, pick: (n: number) => number): { fault?: string; ms?: number; what: string } {
-  const kinds = r.job === 'run' ? ['chunks', 'bins', 'docs', 'time'] : ['chunks', 'bins', 'time'];
+  const kinds = r.job === 'run' ? ['chunks', 'plan', 'bins', 'docs', 'time'] : ['chunks', 'plan', 'bins', 'time'];
   const kind = kinds[pick(kinds.length)]!;
   if (kind === 'time') {
     const ms = 300 + pick(4000);
@@ -122,7 +122,8 @@ function killPoint(r: Round, pick: (n: number) => number): { fault?: string; ms?
   }
   // Within the job's reach (about 3.5 characters a token), so most kills land.
   const tokens = [...r.docs.values()].reduce((t, d) => t + d.length, 0) / 3.5;
-  const reach = { chunks: tokens / r.settings.chunkTokens, bins: tokens / r.settings.seqLen, docs: r.docs.size }[kind as 'chunks' | 'bins' | 'docs'];
+  // The planner emits closed bins a few at a time (a window's worth): fewer plan points than bins.
+  const reach = { chunks: tokens / r.settings.chunkTokens, plan: tokens / r.settings.seqLen / 8, bins: tokens / r.settings.seqLen, docs: r.docs.size }[kind as 'chunks' | 'plan' | 'bins' | 'docs'];
   const n = 1 + pick(Math.max(1, Math.floor(reach)));
   return { fault: `${kind}:${n}`, what: `at ${kind}:${n}` };
 }

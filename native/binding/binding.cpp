@@ -2,11 +2,13 @@
 // one call per batch of documents (never one per document).
 #include <napi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 
 #include "packer.hpp"
+#include "planner.hpp"
 
 namespace {
 
@@ -96,8 +98,10 @@ class NativePacker : public Napi::ObjectWrap<NativePacker> {
     return Drain(info.Env());
   }
 
-  Napi::Value Drain(Napi::Env env) {
-    midpack::ClosedBins& c = packer_->closed();
+  Napi::Value Drain(Napi::Env env) { return DrainBins(env, packer_->closed()); }
+
+ public:
+  static Napi::Value DrainBins(Napi::Env env, midpack::ClosedBins& c) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("binCount", Napi::Number::New(env, double(c.binCount())));
     out.Set("binUnitStart", copyOut(env, c.binUnitStart));
@@ -105,13 +109,12 @@ class NativePacker : public Napi::ObjectWrap<NativePacker> {
     out.Set("unitStart", copyOut(env, c.unitStart));
     out.Set("unitEnd", copyOut(env, c.unitEnd));
     out.Set("unitHeader", copyOut(env, c.unitHeader));
+    out.Set("unitId", copyOut(env, c.unitId));
     c.clear();
     return out;
   }
 
-  Napi::Value Stats(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    const midpack::PackerStats& s = packer_->stats();
+  static Napi::Value StatsObject(Napi::Env env, const midpack::PackerStats& s) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("docs", double(s.docs));
     out.Set("units", double(s.units));
@@ -125,14 +128,161 @@ class NativePacker : public Napi::ObjectWrap<NativePacker> {
     return out;
   }
 
+ private:
+  Napi::Value Stats(const Napi::CallbackInfo& info) { return StatsObject(info.Env(), packer_->stats()); }
+
   std::unique_ptr<midpack::Packer> packer_;
 };
+
+// Reads the optional Uint32Array arguments info[from..from+count) (undefined/null: absent).
+bool optionalArrays(const Napi::CallbackInfo& info, size_t from, size_t count, const uint32_t** data, size_t* len) {
+  for (size_t k = 0; k < count; k++) {
+    data[k] = nullptr;
+    len[k] = 0;
+    const size_t i = from + k;
+    if (i >= info.Length() || info[i].IsUndefined() || info[i].IsNull()) continue;
+    if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) return false;
+    auto a = info[i].As<Napi::Uint32Array>();
+    data[k] = a.Data();
+    len[k] = a.ElementLength();
+  }
+  return true;
+}
+
+// The whole-corpus planner (planner.hpp): count(batch...), beginPass(p), feed(batch..., keys), endPass(), finish().
+class NativePlanner : public Napi::ObjectWrap<NativePlanner> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativePlanner",
+                       {InstanceMethod("count", &NativePlanner::Count), InstanceMethod("passes", &NativePlanner::Passes),
+                        InstanceMethod("beginPass", &NativePlanner::BeginPass), InstanceMethod("feed", &NativePlanner::Feed),
+                        InstanceMethod("endPass", &NativePlanner::EndPass), InstanceMethod("finish", &NativePlanner::Finish),
+                        InstanceMethod("stats", &NativePlanner::Stats)});
+  }
+
+  // new NativePlanner(capacity, policy, slideStride, windowUnits, maxOpenBins, maxHeldUnits, passUnits, seedHigh, seedLow)
+  explicit NativePlanner(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativePlanner>(info) {
+    Napi::Env env = info.Env();
+    uint32_t v[9];
+    for (size_t i = 0; i < 9; i++) {
+      if (info.Length() != 9 || !info[i].IsNumber()) {
+        Napi::TypeError::New(env, "NativePlanner expects 9 numeric arguments").ThrowAsJavaScriptException();
+        return;
+      }
+      v[i] = info[i].As<Napi::Number>().Uint32Value();
+    }
+    midpack::PlannerOptions o;
+    o.packer.capacity = v[0];
+    o.packer.overlong = midpack::Overlong(v[1]);
+    o.packer.slideStride = v[2];
+    o.packer.windowUnits = v[3];
+    o.packer.maxOpenBins = v[4];
+    o.packer.maxHeldUnits = v[5];
+    o.passUnits = v[6];
+    o.seed = (uint64_t(v[7]) << 32) | v[8];
+    try {
+      planner_ = std::make_unique<midpack::Planner>(o);
+    } catch (const std::exception& e) {
+      Napi::RangeError::New(env, e.what()).ThrowAsJavaScriptException();
+    }
+  }
+
+ private:
+  // Validates (lengths, boundaryCounts?, boundaryOffsets?, headerLens?, docKeys?) and calls f.
+  template <typename F>
+  Napi::Value WithBatch(const Napi::CallbackInfo& info, size_t optionalCount, F f) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
+      Napi::TypeError::New(env, "expects a Uint32Array of lengths").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    auto lengths = info[0].As<Napi::Uint32Array>();
+    const size_t n = lengths.ElementLength();
+    const uint32_t* a[4];
+    size_t len[4];
+    if (!optionalArrays(info, 1, optionalCount, a, len)) {
+      Napi::TypeError::New(env, "boundary and key arrays must be Uint32Arrays").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; a[0] && i < n; i++) total += a[0][i];
+    if ((a[0] && len[0] != n) || (a[2] && len[2] != n) || (optionalCount > 3 && a[3] && len[3] != n) || total != (a[1] ? len[1] : 0)) {
+      Napi::RangeError::New(env, "boundaryCounts, headerLens and docKeys need one entry per document; boundaryOffsets sum(boundaryCounts)").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    try {
+      f(lengths.Data(), n, a);
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
+    }
+    return env.Undefined();
+  }
+
+  Napi::Value Count(const Napi::CallbackInfo& info) {
+    return WithBatch(info, 3, [&](const uint32_t* l, size_t n, const uint32_t** a) { planner_->count(l, n, a[0], a[1], a[2]); });
+  }
+  Napi::Value Feed(const Napi::CallbackInfo& info) {
+    return WithBatch(info, 4, [&](const uint32_t* l, size_t n, const uint32_t** a) { planner_->feed(l, n, a[0], a[1], a[2], a[3]); });
+  }
+  Napi::Value Passes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), planner_->passes()); }
+  Napi::Value BeginPass(const Napi::CallbackInfo& info) {
+    try {
+      planner_->beginPass(info[0].As<Napi::Number>().Uint32Value());
+    } catch (const std::exception& e) {
+      Napi::RangeError::New(info.Env(), e.what()).ThrowAsJavaScriptException();
+    }
+    return info.Env().Undefined();
+  }
+  Napi::Value EndPass(const Napi::CallbackInfo& info) {
+    planner_->endPass();
+    return NativePacker::DrainBins(info.Env(), planner_->closed());
+  }
+  Napi::Value Finish(const Napi::CallbackInfo& info) {
+    planner_->finish();
+    return NativePacker::DrainBins(info.Env(), planner_->closed());
+  }
+  Napi::Value Stats(const Napi::CallbackInfo& info) { return NativePacker::StatsObject(info.Env(), planner_->stats()); }
+
+  std::unique_ptr<midpack::Planner> planner_;
+};
+
+// cutUnits(capacity, policy, slideStride, lengths) -> { unitLength, unitDoc, stats }: the overlong
+// policy alone, for the sequential baselines of `compare` (no boundaries: boundary acts as split).
+Napi::Value CutUnits(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsNumber() || !info[3].IsTypedArray() ||
+      info[3].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
+    Napi::TypeError::New(env, "cutUnits(capacity, policy, slideStride, lengths: Uint32Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  midpack::PackerOptions o;
+  o.capacity = info[0].As<Napi::Number>().Uint32Value();
+  o.overlong = midpack::Overlong(info[1].As<Napi::Number>().Uint32Value());
+  o.slideStride = info[2].As<Napi::Number>().Uint32Value();
+  if (o.slideStride == 0) o.slideStride = std::max<uint32_t>(1, o.capacity / 2);
+  auto lengths = info[3].As<Napi::Uint32Array>();
+  midpack::PackerStats stats;
+  std::vector<midpack::Unit> units;
+  for (size_t i = 0; i < lengths.ElementLength(); i++) midpack::cutDocument(o, uint32_t(i), lengths[i], nullptr, 0, 0, stats, units);
+  std::vector<uint32_t> unitLength(units.size()), unitDoc(units.size());
+  for (size_t k = 0; k < units.size(); k++) {
+    unitLength[k] = units[k].length();
+    unitDoc[k] = units[k].doc;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("unitLength", copyOut(env, unitLength));
+  out.Set("unitDoc", copyOut(env, unitDoc));
+  out.Set("stats", NativePacker::StatsObject(env, stats));
+  return out;
+}
 
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("version", Napi::Function::New(env, Version));
   exports.Set("NativePacker", NativePacker::Define(env));
+  exports.Set("NativePlanner", NativePlanner::Define(env));
+  exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   return exports;
 }
 

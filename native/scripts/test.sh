@@ -14,5 +14,10 @@ trap 'rm -rf "$out"' EXIT
 "${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
   -I"$here/include" "$here/src/packer.cpp" "$here/test/test_packer.cpp" -o "$out/test_packer"
+"${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+  -fno-sanitize-recover=all -Wall -Wextra -Werror \
+  -I"$here/include" "$here/src/packer.cpp" "$here/src/planner.cpp" "$here/test/test_planner.cpp" -o "$out/test_planner"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$out/test_packer" "$iters" "$seed"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$out/test_planner" "$((iters / 10 + 1))" "$seed"

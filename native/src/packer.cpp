@@ -11,6 +11,7 @@ void ClosedBins::clear() {
   unitStart.clear();
   unitEnd.clear();
   unitHeader.clear();
+  unitId.clear();
 }
 
 // ---- CapacityIndex ----------------------------------------------------------------------------
@@ -91,48 +92,59 @@ Packer::Packer(const PackerOptions& opts)
 
 void Packer::push(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts,
                   const uint32_t* boundaryOffsets, const uint32_t* headerLens) {
-  const uint32_t L = opts_.capacity;
   const uint32_t* boundaries = boundaryOffsets;
   for (size_t i = 0; i < n; i++) {
-    uint32_t doc = nextDoc_++;
-    uint32_t len = lengths[i];
     uint32_t count = boundaryCounts ? boundaryCounts[i] : 0;
-    stats_.docs++;
-    stats_.tokens += len;
-    if (len <= L) {
-      addUnit(Unit{doc, 0, len, 0});
-    } else {
-      cutDocument(doc, len, boundaries, count, headerLens ? headerLens[i] : 0);
+    cut_.clear();
+    cutDocument(opts_, nextDoc_++, lengths[i], boundaries, count, headerLens ? headerLens[i] : 0, stats_, cut_);
+    for (Unit& u : cut_) {
+      u.id = nextUnit_++;
+      addUnit(u);
     }
     if (boundaries) boundaries += count;
   }
 }
 
+void Packer::placeUnits(const Unit* units, size_t n) {
+  for (size_t i = 0; i < n; i++) addUnit(units[i]);
+}
+
 // Cuts an overlong document into units by the policy; each unit has at most `capacity` tokens.
-void Packer::cutDocument(uint32_t doc, uint32_t len, const uint32_t* boundaries, uint32_t boundaryCount,
-                         uint32_t headerLen) {
-  const uint32_t L = opts_.capacity;
-  stats_.overlongDocs++;
-  Overlong policy = opts_.overlong;
+void cutDocument(const PackerOptions& opts, uint32_t doc, uint32_t len, const uint32_t* boundaries,
+                 uint32_t boundaryCount, uint32_t headerLen, PackerStats& stats, std::vector<Unit>& out) {
+  const uint32_t L = opts.capacity;
+  const size_t before = out.size();
+  uint32_t id = 0;
+  auto emit = [&](uint32_t s, uint32_t e, uint32_t h) { out.push_back(Unit{doc, s, e, h, id++}); };
+  stats.docs++;
+  stats.tokens += len;
+  if (len <= L) {
+    emit(0, len, 0);
+    stats.units++;
+    return;
+  }
+  stats.overlongDocs++;
+  Overlong policy = opts.overlong;
   if (policy == Overlong::Boundary && boundaryCount == 0) policy = Overlong::Split;
   switch (policy) {
     case Overlong::Drop:
-      stats_.droppedDocs++;
-      stats_.droppedTokens += len;
-      return;
+      stats.droppedDocs++;
+      stats.droppedTokens += len;
+      break;
     case Overlong::Truncate:
-      stats_.droppedTokens += len - L;
-      addUnit(Unit{doc, 0, L, 0});
-      return;
+      stats.droppedTokens += len - L;
+      emit(0, L, 0);
+      break;
     case Overlong::Split:
-      for (uint32_t s = 0; s < len; s += std::min(L, len - s)) addUnit(Unit{doc, s, s + std::min(L, len - s), 0});
-      return;
+      for (uint32_t s = 0; s < len; s += std::min(L, len - s)) emit(s, s + std::min(L, len - s), 0);
+      break;
     case Overlong::Slide: {
+      const uint64_t stride = opts.slideStride ? opts.slideStride : std::max<uint32_t>(1, L / 2);  // 0: the default
       uint64_t s = 0;
-      for (; s + L < len; s += opts_.slideStride) addUnit(Unit{doc, uint32_t(s), uint32_t(s + L), 0});
-      addUnit(Unit{doc, len - L, len, 0});  // the last window extended back to a full L
-      stats_.duplicatedTokens += (s / opts_.slideStride + 1) * uint64_t(L) - len;
-      return;
+      for (; s + L < len; s += stride) emit(uint32_t(s), uint32_t(s + L), 0);
+      emit(len - L, len, 0);  // the last window extended back to a full L
+      stats.duplicatedTokens += (s / stride + 1) * uint64_t(L) - len;
+      break;
     }
     case Overlong::Boundary: {
       // Greedy: each chunk ends at the last boundary that keeps it within room; a header
@@ -142,10 +154,10 @@ void Packer::cutDocument(uint32_t doc, uint32_t len, const uint32_t* boundaries,
       while (true) {
         const uint32_t room = s == 0 ? L : L - header;
         const uint32_t h = s == 0 ? 0 : header;
+        stats.duplicatedTokens += h;
         if (len - s <= room) {
-          addUnit(Unit{doc, s, len, h});
-          stats_.duplicatedTokens += h;
-          return;
+          emit(s, len, h);
+          break;
         }
         const uint64_t limit = uint64_t(s) + room;
         uint32_t cut = 0;
@@ -153,16 +165,16 @@ void Packer::cutDocument(uint32_t doc, uint32_t len, const uint32_t* boundaries,
           if (boundaries[b] > s && boundaries[b] > header) cut = boundaries[b];
         }
         if (cut == 0) cut = uint32_t(limit);
-        addUnit(Unit{doc, s, cut, h});
-        stats_.duplicatedTokens += h;
+        emit(s, cut, h);
         s = cut;
       }
+      break;
     }
   }
+  stats.units += out.size() - before;
 }
 
 void Packer::addUnit(const Unit& u) {
-  stats_.units++;
   window_.push_back(u);
   if (window_.size() >= opts_.windowUnits) placeWindow();
 }
@@ -269,6 +281,8 @@ void Packer::closeBin(int32_t slot) {
   closed_.unitStart.resize(at + n);
   closed_.unitEnd.resize(at + n);
   closed_.unitHeader.resize(at + n);
+  closed_.unitId.resize(at + n);
+  uint32_t* unitId = closed_.unitId.data() + at;
   uint32_t* doc = closed_.unitDoc.data() + at;
   uint32_t* start = closed_.unitStart.data() + at;
   uint32_t* end = closed_.unitEnd.data() + at;
@@ -279,6 +293,7 @@ void Packer::closeBin(int32_t slot) {
     start[k] = u.start;
     end[k] = u.end;
     header[k] = u.header;
+    unitId[k] = u.id;
   }
   heldCount_ -= uint32_t(n);
   if (bin.units.capacity() > kKeptUnitCapacity) std::vector<Unit>().swap(bin.units);

@@ -11,20 +11,10 @@
 #include <vector>
 
 #include "packer.hpp"
+#include "check.hpp"
 
 using namespace midpack;
 
-static int failures = 0;
-#define CHECK(cond, ...)                                             \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      failures++;                                                    \
-      std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                             \
-      std::fprintf(stderr, "\n");                                    \
-      if (failures > 20) std::exit(1);                               \
-    }                                                                \
-  } while (0)
 
 struct Input {
   std::vector<uint32_t> lengths, counts, offsets, headers;

@@ -55,9 +55,13 @@ export class ChunkStore {
   private readonly firstSeqs: number[] = [];
   private readonly loaded = new Map<number, LoadedChunk>();
 
+  /**
+   * `cacheChunks`: chunks kept open (two file handles and the parsed index each) for the
+   * positioned reads of bin writing, least recently used closed first.
+   */
   constructor(
     readonly dir: string,
-    private readonly cacheChunks = 16,
+    private readonly cacheChunks = 64,
   ) {
     mkdirSync(dir, { recursive: true });
   }
@@ -83,6 +87,11 @@ export class ChunkStore {
   /** Registers a chunk (written now or found complete) so its documents can be read. */
   register(index: ChunkIndex): void {
     this.firstSeqs.push(index.firstSeq);
+  }
+
+  /** The index of chunk k, read from disk (not cached: planning streams them in order). */
+  index(k: number): ChunkIndex {
+    return JSON.parse(readFileSync(join(this.dir, `${name(k)}.json`), 'utf8')) as ChunkIndex;
   }
 
   write(k: number, index: ChunkIndex, ids: Int32Array[], masks: Uint8Array[]): void {
@@ -130,7 +139,7 @@ export class ChunkStore {
       return c;
     }
     const base = join(this.dir, name(lo));
-    const index = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as ChunkIndex;
+    const index = this.index(lo);
     const offsets = new Float64Array(index.docs.length);
     let off = 0;
     index.docs.forEach((d, i) => {

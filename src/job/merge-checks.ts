@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ReportJson } from '../report/figures.js';
 import { sha256File } from '../write/files.js';
-import type { Manifest } from './pack-job.js';
+import { inputsFingerprint, type Manifest } from './pack-manifest.js';
 
 /**
  * The checks `midpack merge` makes before it writes anything: every folder is a finished
@@ -93,13 +93,6 @@ export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
   const unbalanced = sorted.filter((o) => o.manifest.balanced !== true);
   if (unbalanced.length) throw new MergeError(`these rank outputs do not balance (some records unaccounted for): ${unbalanced.map(name).join(', ')}`);
   return sorted;
-}
-
-/** The inputs as every rank of one job sees them: sizes and checksums in order (folders by path). */
-export function inputsFingerprint(inputs: Manifest['inputs']): string {
-  const h = createHash('sha256');
-  for (const i of inputs) h.update(i.sha256 ? `${i.bytes}\0${i.sha256}\n` : `${i.path}\n`);
-  return h.digest('hex');
 }
 
 /** A long list of missing ranks named by its first few. */

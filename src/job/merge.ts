@@ -3,13 +3,12 @@ import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, readdi
 import { join, relative, resolve } from 'node:path';
 import { Ledger } from '../core/ledger.js';
 import type { ReportJson } from '../report/figures.js';
-import { writeReportHtml } from '../report/html.js';
 import { datasetInfo, datasetState, removeStaleShards, shardFilename, shardSchema, shardsFingerprint, type ShardInfo } from '../write/arrow-shards.js';
 import { AtomicFile, GrowInt32, tempPath, writeFileAtomic } from '../write/files.js';
 import { MegatronIndexedReader, binPath, encodeIndex, idxPath, megatronPrefixes, type MegatronFileInfo } from '../write/megatron.js';
 import { MergeError, checkRanks, checkSizes, loadRankOutput, verifyChecksums, type RankOutput } from './merge-checks.js';
 import { mergeReports, mergeStages } from './merge-report.js';
-import type { Manifest } from './pack-job.js';
+import { writeJobFiles, type Manifest } from './pack-manifest.js';
 
 export { MergeError } from './merge-checks.js';
 
@@ -79,10 +78,8 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
   };
   if (stages) manifest.stages = stages;
   if (report.mixture) manifest.mixture = report.mixture;
-  writeFileAtomic(join(out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
-  writeReportHtml(join(out, 'report.html'), report, manifest);
-  // Last: a folder with a manifest.json is a finished merge.
-  writeFileAtomic(join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  // The same final files as a pack, manifest.json last: a folder with one is a finished merge.
+  await writeJobFiles(out, report, manifest);
   return { manifest, report, shardsLinked: shards.linked, shardsCopied: shards.list.length - shards.linked };
 }
 

@@ -1,6 +1,7 @@
 import { TOKENIZER_BACKENDS, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { resolveTable, type OptionTable } from '../core/options.js';
 import { DEFAULT_MAX_OPEN_BINS, DEFAULT_WINDOW_UNITS, OVERLONG_POLICIES, type OverlongPolicy } from '../pack/packer.js';
+import { DEFAULT_PASS_UNITS } from '../pack/planner.js';
 import { PACK_DEFAULTS } from './pack-job.js';
 
 /**
@@ -17,8 +18,11 @@ export const PACK_OPTIONS = {
     help: 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated), truncate (keep the first L)',
   },
   slideStride: { type: 'int', min: 1, help: 'stride of the slide policy (default: L/2)' },
-  windowUnits: { type: 'int', min: 1, default: DEFAULT_WINDOW_UNITS, help: 'packing units buffered and placed longest first; memory about 32 bytes each' },
-  maxOpenBins: { type: 'int', min: 1, default: DEFAULT_MAX_OPEN_BINS, help: 'bins kept open for more units; past it the fullest closes' },
+  windowUnits: { type: 'int', min: 1, default: DEFAULT_WINDOW_UNITS, help: 'planning window: units (spread over windows by a seeded hash of their identity) placed best fit, longest first, together; about 56 bytes each' },
+  maxOpenBins: { type: 'int', min: 1, default: DEFAULT_MAX_OPEN_BINS, help: 'bins kept open across windows for more units; past it the fullest closes (their units: 20 bytes each, at most 2^21)' },
+  passUnits: { type: 'int', min: 1, default: DEFAULT_PASS_UNITS, help: 'units one planning pass holds, about 56 bytes each; a corpus with more is planned in several passes over the work store' },
+  shuffleSeed: { type: 'int', min: 0, default: 0, help: 'seed of the order bins are written in, and of the planning hash' },
+  shuffle: { type: 'boolean', default: true, help: 'write bins in a seeded pseudo-random order (--no-shuffle: plan order)' },
   rowsPerShard: { type: 'int', min: 1, default: PACK_DEFAULTS.rowsPerShard, help: 'bins per Arrow shard file' },
   name: { type: 'string', arg: '<name>', default: PACK_DEFAULTS.name, help: 'Megatron dataset name (megatron/NAME_text_document.bin/.idx)' },
   chunkTokens: { type: 'int', min: 1, default: PACK_DEFAULTS.chunkTokens, help: 'tokens per work chunk: how much a killed run may redo' },
@@ -32,7 +36,7 @@ export const PACK_OPTIONS = {
 } satisfies OptionTable;
 
 /** The packer's own options, shared with `compare`. */
-export const PACKER_KEYS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins'] as const;
+export const PACKER_KEYS = ['seqLen', 'overlong', 'slideStride', 'windowUnits', 'maxOpenBins', 'passUnits'] as const;
 
 export interface PackOptions {
   seqLen: number;
@@ -40,6 +44,9 @@ export interface PackOptions {
   slideStride?: number;
   windowUnits: number;
   maxOpenBins: number;
+  passUnits: number;
+  shuffleSeed: number;
+  shuffle: boolean;
   rowsPerShard: number;
   name: string;
   chunkTokens: number;

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { openBytes } from '../io/lines.js';
 
 export interface ReadLengthsOptions {
@@ -14,8 +15,11 @@ const MAX_LENGTH = 0xffffffff;
  * batches. It parses bytes directly (no string per line) so 100M lengths stream in bounded memory.
  * A malformed, negative, too large or empty line stops with an error naming the file and line.
  * Spaces, tabs and a trailing CR around the number are allowed; `.gz`/`.zst` are decompressed.
+ * A `.u32` file is binary instead: uint32 little-endian lengths back to back, as a pack's
+ * OUT/doc_lengths.u32.
  */
 export async function* readLengthFile(path: string, opts: ReadLengthsOptions = {}): AsyncIterable<Uint32Array> {
+  if (path.endsWith('.u32')) return yield* readU32File(path, opts);
   const batchSize = opts.batchSize ?? 1 << 20;
   let batch = new Uint32Array(batchSize);
   let n = 0;
@@ -70,4 +74,32 @@ export async function* readLengthFile(path: string, opts: ReadLengthsOptions = {
   if (bad) fail();
   if (digits > 0) batch[n++] = value;
   if (n > 0) yield batch.subarray(0, n);
+}
+
+/** A binary file of uint32 LE lengths (OUT/doc_lengths.u32), read in batches. */
+async function* readU32File(path: string, opts: ReadLengthsOptions): AsyncIterable<Uint32Array> {
+  const batchSize = opts.batchSize ?? 1 << 20;
+  const fd = openSync(path, 'r');
+  try {
+    let bytes = 0;
+    for (;;) {
+      const batch = new Uint32Array(batchSize);
+      const buf = new Uint8Array(batch.buffer);
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, bytes + got);
+        if (n === 0) break;
+        got += n;
+      }
+      bytes += got;
+      if (got % 4 !== 0) throw new Error(`${path}: ${bytes} bytes is not a whole number of uint32 lengths`);
+      if (got > 0) {
+        opts.onBytes?.(bytes);
+        yield batch.subarray(0, got / 4);
+      }
+      if (got < buf.length) return;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -24,22 +24,37 @@ export const DEFAULT_MIXTURE: readonly MixtureKind[] = [
   { name: 'edit', share: 0.2, median: 8000, sigma: 0.7, min: 100, max: 131_072 },
 ];
 
+/** The default mixture with the repository share set to `share`, the other kinds scaled to fill the rest. */
+export function withRepoShare(share: number, kinds: readonly MixtureKind[] = DEFAULT_MIXTURE): MixtureKind[] {
+  if (!(share >= 0 && share <= 1)) throw new RangeError(`repository share must be in [0, 1], got ${share}`);
+  const others = kinds.filter((k) => k.name !== 'repo').reduce((s, k) => s + k.share, 0);
+  return kinds.map((k) => ({ ...k, share: k.name === 'repo' ? share : (k.share / others) * (1 - share) }));
+}
+
 /** Yields `count` lengths in batches; the same (count, seed) always gives the same lengths. */
-export function* mixtureBatches(count: number, seed: number, batchSize = 1 << 20, kinds = DEFAULT_MIXTURE): Generator<Uint32Array> {
+export function* mixtureBatches(count: number, seed: number, batchSize = 1 << 20, kinds: readonly MixtureKind[] = DEFAULT_MIXTURE): Generator<Uint32Array> {
+  for (const b of mixtureKindBatches(count, seed, batchSize, kinds)) yield b.lengths;
+}
+
+/** As mixtureBatches, with each length's kind (its index in `kinds`). */
+export function* mixtureKindBatches(count: number, seed: number, batchSize = 1 << 20, kinds: readonly MixtureKind[] = DEFAULT_MIXTURE): Generator<{ lengths: Uint32Array; kinds: Uint8Array }> {
   const rng = new Rng(seed, 'length-mixture');
   const total = kinds.reduce((s, k) => s + k.share, 0);
   for (let done = 0; done < count; ) {
     const batch = new Uint32Array(Math.min(batchSize, count - done));
+    const kindOf = new Uint8Array(batch.length);
     for (let i = 0; i < batch.length; i++) {
       let x = rng.next() * total;
-      let kind = kinds[kinds.length - 1]!;
-      for (const k of kinds) {
-        x -= k.share;
+      let k = kinds.length - 1;
+      for (let j = 0; j < kinds.length; j++) {
+        x -= kinds[j]!.share;
         if (x < 0) {
-          kind = k;
+          k = j;
           break;
         }
       }
+      const kind = kinds[k]!;
+      kindOf[i] = k;
       // Box-Muller: one standard normal from two uniforms.
       const u = 1 - rng.next();
       const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
@@ -47,17 +62,34 @@ export function* mixtureBatches(count: number, seed: number, batchSize = 1 << 20
       batch[i] = Math.min(kind.max, Math.max(kind.min, len));
     }
     done += batch.length;
-    yield batch;
+    yield { lengths: batch, kinds: kindOf };
   }
 }
 
 /** All of a mixture in one array (for tests and small runs). */
-export function mixtureLengths(count: number, seed: number): Uint32Array {
+export function mixtureLengths(count: number, seed: number, kinds: readonly MixtureKind[] = DEFAULT_MIXTURE): Uint32Array {
+  return mixtureSample(count, seed, 'random', kinds);
+}
+
+/** Orders a mixture is generated in: as drawn, grouped by kind (as a job emits its sources), by length. */
+export type MixtureOrder = 'random' | 'grouped' | 'asc' | 'desc';
+export const MIXTURE_ORDERS: readonly MixtureOrder[] = ['random', 'grouped', 'asc', 'desc'];
+
+/** A whole mixture in one array, in `order` (grouped: every kind's lengths in turn, each in draw order). */
+export function mixtureSample(count: number, seed: number, order: MixtureOrder = 'random', kinds: readonly MixtureKind[] = DEFAULT_MIXTURE): Uint32Array {
   const out = new Uint32Array(count);
+  const kindOf = new Uint8Array(count);
   let at = 0;
-  for (const b of mixtureBatches(count, seed)) {
-    out.set(b, at);
-    at += b.length;
+  for (const b of mixtureKindBatches(count, seed, 1 << 20, kinds)) {
+    out.set(b.lengths, at);
+    kindOf.set(b.kinds, at);
+    at += b.lengths.length;
   }
-  return out;
+  if (order === 'asc') return out.sort();
+  if (order === 'desc') return out.sort().reverse();
+  if (order === 'random') return out;
+  const grouped = new Uint32Array(count);
+  let g = 0;
+  for (let k = 0; k < kinds.length; k++) for (let i = 0; i < count; i++) if (kindOf[i] === k) grouped[g++] = out[i]!;
+  return grouped;
 }

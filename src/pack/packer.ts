@@ -13,17 +13,17 @@ export interface PackerOptions {
   overlong: OverlongPolicy;
   /** For 'slide': how far each window starts after the previous one; default capacity/2. */
   slideStride?: number;
-  /** Units buffered before they are placed longest first (the memory knob); default 65536. */
+  /** Units buffered before they are placed longest first (the memory knob); default 262144 (about 56 bytes each). */
   windowUnits?: number;
-  /** More bins open than this and the fullest one is closed; default 1024. */
+  /** More bins open than this and the fullest one is closed; default 8192. */
   maxOpenBins?: number;
   /** More units held in open bins than this and the fullest bins close; default 2^21. */
   maxHeldUnits?: number;
 }
 
 export const DEFAULT_CAPACITY = 262144;
-export const DEFAULT_WINDOW_UNITS = 65536;
-export const DEFAULT_MAX_OPEN_BINS = 1024;
+export const DEFAULT_WINDOW_UNITS = 262144;
+export const DEFAULT_MAX_OPEN_BINS = 8192;
 export const DEFAULT_MAX_HELD_UNITS = 1 << 21;
 
 /** Documents pushed in order get global indices 0,1,2,... */
@@ -50,6 +50,8 @@ export interface ClosedBins {
   unitEnd: Uint32Array;
   /** Tokens [0, unitHeader) of the doc repeated before the range ('boundary'), else 0. */
   unitHeader: Uint32Array;
+  /** The unit's ordinal in cut order (documents in order, then its units): unit identity. */
+  unitId: Uint32Array;
 }
 
 export interface PackerStats {
@@ -114,6 +116,7 @@ export function checkBatch(batch: DocBatch): void {
 
 interface NativeBinding {
   version(): string;
+  cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
   NativePacker: new (
     capacity: number,
     policy: number,
@@ -123,6 +126,25 @@ interface NativeBinding {
     maxHeldUnits: number,
   ) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
+    finish(): ClosedBins;
+    stats(): PackerStats;
+  };
+  NativePlanner: new (
+    capacity: number,
+    policy: number,
+    slideStride: number,
+    windowUnits: number,
+    maxOpenBins: number,
+    maxHeldUnits: number,
+    passUnits: number,
+    seedHigh: number,
+    seedLow: number,
+  ) => {
+    count(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): void;
+    passes(): number;
+    beginPass(pass: number): void;
+    feed(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array, keys?: Uint32Array): void;
+    endPass(): ClosedBins;
     finish(): ClosedBins;
     stats(): PackerStats;
   };

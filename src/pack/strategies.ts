@@ -1,6 +1,5 @@
-import { cutDocument } from './cut.js';
-import { resolvePackerOptions, StreamingPacker, type OverlongPolicy, type Packer, type PackerOptions, type PackerStats, type ResolvedPackerOptions } from './packer.js';
-import { TsStreamingPacker } from './ts-packer.js';
+import { nativeBinding, type OverlongPolicy } from './packer.js';
+import { planBins, resolvePlanOptions, type PlanOptions } from './planner.js';
 
 /** Figures of one packing strategy over the same document lengths (definitions in docs/packing.md). */
 export interface StrategyFigures {
@@ -25,15 +24,13 @@ export interface StrategyFigures {
   padding_tokens: number;
 }
 
-export interface CompareOptions {
+export interface CompareOptions extends PlanOptions {
   capacity: number;
   overlong: OverlongPolicy;
-  slideStride?: number;
-  windowUnits?: number;
-  maxOpenBins?: number;
-  /** Which best-fit implementation computes the two BFP columns; default 'native'. */
-  implementation?: 'native' | 'ts';
 }
+
+/** Lengths in batches, streamable as often as the comparison needs them, the same each time. */
+export type LengthSource = () => AsyncIterable<Uint32Array> | Iterable<Uint32Array>;
 
 /** The strategy keys in the order Table 13 lists them, the last named after the policy. */
 export function strategyNames(overlong: OverlongPolicy): string[] {
@@ -99,95 +96,67 @@ class SequentialBaselines {
 }
 
 /**
- * Streams document lengths through all five strategies of Table 13 at once: memory is bounded
- * by the packers' windows, not by the number of lengths.
+ * The five strategies of Table 13 over the same lengths. The three sequential baselines see the
+ * units in the source's order; the two best-fit columns are what `midpack pack` does on these
+ * lengths (the same whole-corpus planner, native core). Memory is bounded by the planner's
+ * options, not by the number of lengths; the source is streamed several times.
  */
-export class StrategyComparer {
-  private readonly opts: ResolvedPackerOptions;
-  private readonly baselines: SequentialBaselines;
-  private readonly plain: Packer;
-  private readonly withPolicy: Packer;
-  private tokens = 0;
-  private units = 0;
-  private overlongDocs = 0;
-  private droppedTokens = 0;
-  private duplicatedTokens = 0;
-  private docs = 0;
-
-  constructor(opts: CompareOptions) {
-    this.opts = resolvePackerOptions(opts);
-    this.baselines = new SequentialBaselines(this.opts.capacity);
-    const make = (o: PackerOptions): Packer => (opts.implementation === 'ts' ? new TsStreamingPacker(o) : new StreamingPacker(o));
-    const common = { capacity: this.opts.capacity, slideStride: this.opts.slideStride, windowUnits: this.opts.windowUnits, maxOpenBins: this.opts.maxOpenBins };
-    this.plain = make({ ...common, overlong: 'truncate' });
-    this.withPolicy = make({ ...common, overlong: this.opts.overlong });
-  }
-
-  push(lengths: ArrayLike<number>): void {
-    const batch = toLengths(lengths, this.docs);
-    this.docs += batch.length;
-    const L = this.opts.capacity;
-    const addUnit = (s: number, e: number, h: number) => {
-      this.units++;
-      this.baselines.add(h + e - s);
-    };
-    for (let i = 0; i < batch.length; i++) {
-      const len = batch[i]!;
-      this.tokens += len;
-      if (len <= L) {
-        this.units++;
-        this.baselines.add(len);
-        continue;
-      }
-      this.overlongDocs++;
-      const r = cutDocument(len, this.opts, addUnit);
-      this.droppedTokens += r.droppedTokens;
-      this.duplicatedTokens += r.duplicatedTokens;
+export async function compareStrategiesFrom(source: LengthSource, opts: Partial<CompareOptions>): Promise<Record<string, StrategyFigures>> {
+  const o = resolvePlanOptions(opts);
+  const L = o.capacity;
+  const validated = async function* () {
+    let docs = 0;
+    for await (const raw of source()) {
+      const lengths = toLengths(raw, docs);
+      docs += lengths.length;
+      yield { lengths };
     }
-    // Only the figures matter here: the closed bins are let go at once.
-    this.plain.push({ lengths: batch });
-    this.withPolicy.push({ lengths: batch });
+  };
+  const baselines = new SequentialBaselines(L);
+  const cut = { docs: 0, units: 0, tokens: 0, overlong: 0, dropped: 0, duplicated: 0 };
+  for await (const { lengths } of validated()) {
+    const c = nativeBinding().cutUnits(L, o.policyCode, o.slideStride, lengths);
+    for (let i = 0; i < c.unitLength.length; i++) baselines.add(c.unitLength[i]!);
+    cut.units += c.stats.units;
+    cut.tokens += c.stats.tokens;
+    cut.overlong += c.stats.overlongDocs;
+    cut.dropped += c.stats.droppedTokens;
+    cut.duplicated += c.stats.duplicatedTokens;
   }
-
-  finish(): Record<string, StrategyFigures> {
-    const L = this.opts.capacity;
-    const lowerBound = Math.ceil(this.tokens / L);
-    const figures = (t: Tally, units: number, dropped: number, duplicated: number): StrategyFigures => ({
-      fragmentation_rate: units ? t.fragmented / units : 0,
-      padding_rate: t.bins ? t.padding / (t.bins * L) : 0,
-      bins: t.bins,
-      lower_bound: lowerBound,
-      tokens: this.tokens,
-      units,
-      overlong_docs: this.overlongDocs,
-      dropped_tokens: dropped,
-      duplicated_tokens: duplicated,
-      fragmented_units: t.fragmented,
-      padding_tokens: t.padding,
-    });
-    const packed = (p: Packer): StrategyFigures => {
-      p.finish();
-      const s: PackerStats = p.stats();
-      // Best fit never splits a unit across bins.
-      return figures({ bins: s.bins, padding: s.paddingTokens, fragmented: 0, duplicated: 0 }, s.units, s.droppedTokens, s.duplicatedTokens);
-    };
-    const b = this.baselines.finish();
-    const [concat, rld, pld, bfp, bfpPolicy] = strategyNames(this.opts.overlong) as [string, string, string, string, string];
-    return {
-      [concat]: figures(b.concat_split, this.units, this.droppedTokens, this.duplicatedTokens),
-      [rld]: figures(b.rld, this.units, this.droppedTokens, this.duplicatedTokens + b.rld.duplicated),
-      [pld]: figures(b.pld, this.units, this.droppedTokens, this.duplicatedTokens),
-      [bfp]: packed(this.plain),
-      [bfpPolicy]: packed(this.withPolicy),
-    };
-  }
+  const lowerBound = Math.ceil(cut.tokens / L);
+  const figures = (t: Tally, units: number, dropped: number, duplicated: number): StrategyFigures => ({
+    fragmentation_rate: units ? t.fragmented / units : 0,
+    padding_rate: t.bins ? t.padding / (t.bins * L) : 0,
+    bins: t.bins,
+    lower_bound: lowerBound,
+    tokens: cut.tokens,
+    units,
+    overlong_docs: cut.overlong,
+    dropped_tokens: dropped,
+    duplicated_tokens: duplicated,
+    fragmented_units: t.fragmented,
+    padding_tokens: t.padding,
+  });
+  const planned = async (overlong: OverlongPolicy): Promise<StrategyFigures> => {
+    // Only the figures matter here: the planned bins are let go at once.
+    const s = await planBins(validated, { ...o, overlong }, () => {});
+    return figures({ bins: s.bins, padding: s.paddingTokens, fragmented: s.fragmentedUnits, duplicated: 0 }, s.units, s.droppedTokens, s.duplicatedTokens);
+  };
+  const b = baselines.finish();
+  const [concat, rld, pld, bfp, bfpPolicy] = strategyNames(o.overlong) as [string, string, string, string, string];
+  return {
+    [concat]: figures(b.concat_split, cut.units, cut.dropped, cut.duplicated),
+    [rld]: figures(b.rld, cut.units, cut.dropped, cut.duplicated + b.rld.duplicated),
+    [pld]: figures(b.pld, cut.units, cut.dropped, cut.duplicated),
+    [bfp]: await planned('truncate'),
+    [bfpPolicy]: await planned(o.overlong),
+  };
 }
 
-/** Pure function over lengths (TRL data_utils style): the five strategies side by side. */
-export function compareStrategies(lengths: ArrayLike<number>, opts: CompareOptions): Record<string, StrategyFigures> {
-  const c = new StrategyComparer(opts);
-  c.push(lengths);
-  return c.finish();
+/** The five strategies side by side over lengths held in memory (TRL data_utils style). */
+export function compareStrategies(lengths: ArrayLike<number>, opts: Partial<CompareOptions>): Promise<Record<string, StrategyFigures>> {
+  const batch = toLengths(lengths, 0);
+  return compareStrategiesFrom(() => [batch], opts);
 }
 
 /** Lengths as a Uint32Array, rejecting values that are not token counts (naming the document). */

@@ -64,13 +64,13 @@ ${maskedSegmentsSection(stages)}
 }
 
 /** Writes report.html beside its manifest; the comparison uses the output's doc_lengths file. */
-export function writeReportHtml(path: string, r: ReportJson, manifest: ReportManifest = {}): void {
+export async function writeReportHtml(path: string, r: ReportJson, manifest: ReportManifest = {}): Promise<void> {
   const lengthsPath = join(dirname(path), manifest.doc_lengths?.path ?? 'doc_lengths.u32');
   let comparison: Record<string, StrategyFigures> | undefined;
   if (existsSync(lengthsPath)) {
     const buf = readFileSync(lengthsPath);
     const lengths = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength >> 2);
-    comparison = compareStrategies(lengths, { capacity: r.packing.seq_len, overlong: r.packing.overlong_policy as OverlongPolicy });
+    comparison = await compareStrategies(lengths, { capacity: r.packing.seq_len, overlong: r.packing.overlong_policy as OverlongPolicy });
   }
   writeFileAtomic(path, renderReportHtml(r, manifest, { comparison, command: commandLine(), date: reportDate() }));
 }

@@ -146,15 +146,19 @@ test('pack: killed with SIGKILL at several points, then rerun, ends with the sam
   const dir = tmp();
   // with bad records too: a resumed run must count them exactly as the first run did
   const { path } = realCorpus(dir, { bad: true });
-  const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4'];
+  // --pass-units 6: planning takes several passes; small windows and few open bins make each
+  // pass close bins, so the plan:N kill points fall between passes that planned bins
+  const args = (out: string) => ['pack', path, '--out', out, '--seq-len', String(L), '--workers', '1', '--no-progress', '--chunk-tokens', '15000', '--rows-per-shard', '4', '--pass-units', '6', '--window-units', '4', '--max-open-bins', '2'];
   const ref = join(dir, 'ref');
   assert.equal(midpack(args(ref)).status, 0);
   const expected = hashTree(ref);
   const bins = JSON.parse(readFileSync(join(ref, 'manifest.json'), 'utf8')).counts.bins;
   assert.ok(bins > 12, `only ${bins} bins`);
-  // Deterministic kill points (after the 1st and 3rd tokenized chunk, after bins in the middle
-  // and near the end, twice in a row), then one kill at a random moment.
-  const plans = [['chunks:1'], ['chunks:3'], [`bins:${Math.floor(bins / 2)}`], ['chunks:2', 'chunks:1'], [`bins:${bins - 1}`, 'bins:2']];
+  const units = JSON.parse(readFileSync(join(ref, 'manifest.json'), 'utf8')).counts.units;
+  assert.ok(units > 3 * 6, `${units} units: planning takes fewer than 3 passes`);
+  // Deterministic kill points (after the 1st and 3rd tokenized chunk, during planning, after
+  // bins written in the middle and near the end, twice in a row), then one kill at a random moment.
+  const plans = [['chunks:1'], ['chunks:3'], ['plan:1'], ['plan:2', 'plan:1'], [`bins:${Math.floor(bins / 2)}`], ['chunks:2', 'chunks:1'], [`bins:${bins - 1}`, 'bins:2']];
   for (const plan of plans) {
     const out = join(dir, `killed-${plan.join('-')}`);
     for (const fault of plan) {

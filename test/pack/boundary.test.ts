@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { SPECIAL } from '../../src/doc/specials.js';
 import { formatRepoDocument } from '../../src/stages/repos/format.js';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
-import { StreamingPacker, TsStreamingPacker } from '../../src/pack/index.js';
+import { StreamingPacker } from '../../src/pack/index.js';
+import { TsStreamingPacker } from './ts-packer.js';
 import { runPacker } from './helpers.js';
 
 test("'boundary' cuts a real repository document (commander's sources, Qwen3 tokens) at its <|file_sep|> tokens and repeats the header", async () => {

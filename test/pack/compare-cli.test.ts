@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compareStrategies, mixtureLengths } from '../../src/pack/index.js';
+import { compareStrategies, mixtureLengths, mixtureSample, orderLengths } from '../../src/pack/index.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -14,7 +14,7 @@ function midpack(...args: string[]) {
   return spawnSync(process.execPath, [main, ...args], { encoding: 'utf8' });
 }
 
-test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', () => {
+test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
   try {
     const lengths = Array.from(mixtureLengths(20_000, 5));
@@ -28,7 +28,7 @@ test('midpack compare --json prints the five strategies with the documented fiel
         assert.equal(typeof f[k], 'number', k);
       }
     }
-    assert.deepEqual(out, compareStrategies(lengths, { capacity: 65536, overlong: 'slide' }));
+    assert.deepEqual(out, await compareStrategies(lengths, { capacity: 65536, overlong: 'slide' }));
     assert.equal(out.bfp_slide.fragmentation_rate, 0);
     assert.ok(out.bfp.dropped_tokens > 0 && out.bfp_slide.duplicated_tokens > 0);
 
@@ -55,6 +55,35 @@ test('midpack compare names the file and line of a malformed or negative length,
     r = midpack('compare', '--lengths', join(dir, 'neg.txt'), '--overlong', 'sideways');
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /sideways/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('midpack compare --order: the baselines change with the order, best fit stays within the lower bound + 2; a .u32 file reads the same', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
+  try {
+    // grouped by kind, as a job emits its sources: the hard case for arrival-order packing
+    const lengths = mixtureSample(50_000, 3, 'grouped');
+    writeFileSync(join(dir, 'lengths.txt'), Array.from(lengths).join('\n') + '\n');
+    writeFileSync(join(dir, 'lengths.u32'), new Uint8Array(lengths.buffer));
+    const run = (...extra: string[]) => {
+      const r = midpack('compare', '--lengths', join(dir, 'lengths.txt'), '--seq-len', '65536', '--json', ...extra);
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const byOrder = Object.fromEntries(['as-given', 'shuffled', 'sorted-asc', 'sorted-desc'].map((o) => [o, run('--order', o)]));
+    for (const [order, f] of Object.entries(byOrder)) {
+      assert.ok(f.bfp_split.bins <= f.bfp_split.lower_bound + 2, `${order}: ${f.bfp_split.bins} bins, lower bound ${f.bfp_split.lower_bound}`);
+      assert.equal(f.bfp_split.fragmented_units, 0);
+    }
+    const baselines = Object.values(byOrder).map((f) => JSON.stringify([f.concat_split, f.rld, f.pld]));
+    assert.equal(new Set(baselines).size, 4, 'the sequential baselines differ in every order');
+    assert.deepEqual(byOrder.shuffled, await compareStrategies(orderLengths(lengths, 'shuffled', 0), { capacity: 65536, overlong: 'split' }));
+    assert.deepEqual(byOrder['as-given'], await compareStrategies(lengths, { capacity: 65536, overlong: 'split' }));
+    const binary = midpack('compare', '--lengths', join(dir, 'lengths.u32'), '--seq-len', '65536', '--json');
+    assert.equal(binary.status, 0, binary.stderr);
+    assert.deepEqual(JSON.parse(binary.stdout), byOrder['as-given']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

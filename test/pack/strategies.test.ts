@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/random.js';
-import { compareStrategies, mixtureLengths, StrategyComparer } from '../../src/pack/index.js';
+import { compareStrategies, compareStrategiesFrom, mixtureLengths } from '../../src/pack/index.js';
 
 const PAD = -1;
 
@@ -48,7 +48,7 @@ function simulate(units: number[], L: number, strategy: 'concat_split' | 'rld' |
   };
 }
 
-test('concat-then-split, restart-last-document and pad-last-document equal a token-by-token simulation', () => {
+test('concat-then-split, restart-last-document and pad-last-document equal a token-by-token simulation', async () => {
   const rng = new Rng('baselines');
   for (let round = 0; round < 60; round++) {
     const L = rng.int(1, 80);
@@ -59,7 +59,7 @@ test('concat-then-split, restart-last-document and pad-last-document equal a tok
         if (overlong === 'drop') return [];
         return Array.from({ length: Math.ceil(len / L) }, (_, k) => Math.min(L, len - k * L));
       });
-      const fig = compareStrategies(lengths, { capacity: L, overlong });
+      const fig = await compareStrategies(lengths, { capacity: L, overlong });
       for (const s of ['concat_split', 'rld', 'pld'] as const) {
         const want = simulate(units, L, s);
         const got = fig[s]!;
@@ -78,10 +78,10 @@ test('concat-then-split, restart-last-document and pad-last-document equal a tok
   }
 });
 
-test('Table 13 by hand: four documents at L=10', () => {
+test('Table 13 by hand: four documents at L=10', async () => {
   // concat: 6+4 | 3+3+4 | 6 (the 7 and the 10 cut); RLD: the 7's head fills bin 1 and it restarts
   // (4 tokens twice), the 10 starts a fresh bin; PLD pads those 4 instead
-  const f = compareStrategies([6, 7, 3, 10], { capacity: 10, overlong: 'split' });
+  const f = await compareStrategies([6, 7, 3, 10], { capacity: 10, overlong: 'split' });
   assert.deepEqual([f.concat_split!.bins, f.concat_split!.fragmented_units, f.concat_split!.padding_tokens], [3, 2, 4]);
   assert.deepEqual([f.rld!.bins, f.rld!.fragmented_units, f.rld!.duplicated_tokens, f.rld!.padding_tokens], [3, 1, 4, 0]);
   assert.deepEqual([f.pld!.bins, f.pld!.padding_tokens, f.pld!.fragmentation_rate], [3, 4, 0]);
@@ -89,9 +89,9 @@ test('Table 13 by hand: four documents at L=10', () => {
   assert.deepEqual([f.bfp_split!.bins, f.bfp_split!.padding_tokens, f.bfp_split!.fragmentation_rate, f.bfp_split!.lower_bound], [3, 4, 0, 3]);
 });
 
-test('on a realistic 1,000,000-document mixture best fit meets its targets: padding <= 0.01%, bins within 0.1% of the bound, no fragmentation', () => {
+test('on a realistic 1,000,000-document mixture best fit meets its targets: padding <= 0.01%, bins within 0.1% of the bound, no fragmentation', async () => {
   const lengths = mixtureLengths(1_000_000, 1);
-  const f = compareStrategies(lengths, { capacity: 262144, overlong: 'split' });
+  const f = await compareStrategies(lengths, { capacity: 262144, overlong: 'split' });
   const bfp = f.bfp_split!;
   assert.ok(bfp.overlong_docs > 1000, `the mixture has overlong documents (${bfp.overlong_docs})`);
   assert.equal(bfp.fragmentation_rate, 0);
@@ -99,7 +99,8 @@ test('on a realistic 1,000,000-document mixture best fit meets its targets: padd
   assert.ok(bfp.bins <= bfp.lower_bound * 1.001, `bins ${bfp.bins} vs lower bound ${bfp.lower_bound}`);
   assert.ok(f.concat_split!.fragmentation_rate > 0 && f.pld!.padding_rate > 0.01, 'the baselines show what best fit avoids');
   // streamed in batches, the figures are the same
-  const c = new StrategyComparer({ capacity: 262144, overlong: 'split' });
-  for (let i = 0; i < lengths.length; i += 77_777) c.push(lengths.subarray(i, i + 77_777));
-  assert.deepEqual(c.finish(), f);
+  const batches = function* () {
+    for (let i = 0; i < lengths.length; i += 77_777) yield lengths.subarray(i, i + 77_777);
+  };
+  assert.deepEqual(await compareStrategiesFrom(batches, { capacity: 262144, overlong: 'split' }), f);
 });

@@ -1,12 +1,16 @@
 import { statSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { action } from '../common.js';
+import { action, intOption } from '../common.js';
 import { addOptions, resolveFlags } from '../options.js';
 import { PACK_OPTIONS, PACKER_KEYS, resolvePackOptions } from '../../job/pack-options.js';
 import {
+  compareStrategiesFrom,
+  LENGTH_ORDERS,
+  orderLengths,
   readLengthFile,
-  StrategyComparer,
+  type LengthOrder,
+  type LengthSource,
   type OverlongPolicy,
   type StrategyFigures,
 } from '../../pack/index.js';
@@ -18,6 +22,9 @@ interface CompareOpts {
   slideStride?: number;
   windowUnits?: number;
   maxOpenBins?: number;
+  passUnits?: number;
+  order: LengthOrder;
+  orderSeed: number;
   json?: boolean;
 }
 
@@ -32,28 +39,69 @@ export function register(program: Command): void {
         'best-fit without and with overlong handling) on a file of document lengths, one per line',
     )
     .requiredOption('--lengths <file>', 'document lengths in tokens (end-of-text included), one per line; .gz/.zst read too')
+    .addOption(
+      new Option('--order <order>', 'order the lengths are given to every strategy; anything but as-given holds all lengths in memory (4 bytes each)')
+        .choices(LENGTH_ORDERS as string[])
+        .default('as-given'),
+    )
+    .option('--order-seed <n>', 'seed of --order shuffled (default: 0)', intOption('--order-seed', 0), 0)
     .option('--json', 'print one JSON object keyed by strategy');
   addOptions(cmd, PACK_OPTIONS, PACKER_KEYS).action(
-    action(async (o: Record<string, unknown>) => compare({ lengths: o.lengths as string, json: o.json as boolean | undefined, ...resolveFlags(PACK_OPTIONS, o, resolvePackOptions, PACKER_KEYS) })),
+    action(async (o: Record<string, unknown>) =>
+      compare({
+        lengths: o.lengths as string,
+        json: o.json as boolean | undefined,
+        order: o.order as LengthOrder,
+        orderSeed: o.orderSeed as number,
+        ...resolveFlags(PACK_OPTIONS, o, resolvePackOptions, PACKER_KEYS),
+      }),
+    ),
   );
 }
 
 async function compare(opts: CompareOpts): Promise<void> {
-  const comparer = new StrategyComparer({
+  const options = {
     capacity: opts.seqLen,
     overlong: opts.overlong,
     slideStride: opts.slideStride,
     windowUnits: opts.windowUnits,
     maxOpenBins: opts.maxOpenBins,
-  });
+    passUnits: opts.passUnits,
+  };
   const bar = progressBar(opts.lengths);
+  let figures: Record<string, StrategyFigures>;
   try {
-    for await (const batch of readLengthFile(opts.lengths, { onBytes: bar ? (b) => bar.update(b) : undefined })) comparer.push(batch);
+    figures = await compareStrategiesFrom(await lengthSource(opts, bar), options);
   } finally {
     bar?.stop();
   }
-  const figures = comparer.finish();
   process.stdout.write(opts.json ? JSON.stringify(figures) + '\n' : formatTable(figures, opts.seqLen));
+}
+
+/**
+ * As given, the file is streamed (once per strategy pass; the bar follows the first); any other
+ * order reads it into memory once and reorders it.
+ */
+async function lengthSource(opts: CompareOpts, bar: cliProgress.SingleBar | undefined): Promise<LengthSource> {
+  let first = true;
+  const stream = () => {
+    const onBytes = first && bar ? (b: number) => bar.update(b) : undefined;
+    first = false;
+    return readLengthFile(opts.lengths, { onBytes });
+  };
+  if (opts.order === 'as-given') {
+    if (opts.lengths !== '-') return stream;
+  }
+  const parts: Uint32Array[] = [];
+  for await (const b of stream()) parts.push(b);
+  const all = new Uint32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  const ordered = orderLengths(all, opts.order, opts.orderSeed);
+  return () => [ordered];
 }
 
 function progressBar(path: string): cliProgress.SingleBar | undefined {

@@ -30,7 +30,7 @@ export function register(program: Command): void {
         const lengths = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
         const capacity = opts.seqLen ?? report.packing.seq_len;
         const overlong = opts.overlong ?? (report.packing.overlong_policy as OverlongPolicy);
-        const figures = compareStrategies(lengths, { capacity, overlong });
+        const figures = await compareStrategies(lengths, { capacity, overlong });
         process.stdout.write(opts.json ? JSON.stringify(figures, null, 2) + '\n' : formatTable(figures, capacity));
       }),
     );

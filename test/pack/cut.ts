@@ -1,4 +1,4 @@
-import type { ResolvedPackerOptions } from './packer.js';
+import type { ResolvedPackerOptions } from '../../src/pack/packer.js';
 
 /** Receives one packing unit: the token range [start, end) of the doc, after `header` repeated tokens. */
 export type UnitSink = (start: number, end: number, header: number) => void;

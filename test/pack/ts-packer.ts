@@ -8,7 +8,7 @@ import {
   type PackerOptions,
   type PackerStats,
   type ResolvedPackerOptions,
-} from './packer.js';
+} from '../../src/pack/packer.js';
 
 /** A growable Uint32Array. */
 class U32List {
@@ -95,7 +95,7 @@ export class CapacityIndex {
 /**
  * The same best-fit-decreasing algorithm as the C++ core, in plain TypeScript: identical
  * assignments for identical input (the property tests check it), used as the cross-check
- * and as the bench's baseline.
+ * and as the bench's baseline. Test code only: production packs with the native core.
  */
 export class TsStreamingPacker implements Packer {
   readonly options: ResolvedPackerOptions;
@@ -111,6 +111,7 @@ export class TsStreamingPacker implements Packer {
   private readonly wStart: Uint32Array;
   private readonly wEnd: Uint32Array;
   private readonly wHeader: Uint32Array;
+  private readonly wId: Uint32Array;
   private readonly wKey: Float64Array;
   private wSize = 0;
 
@@ -118,7 +119,7 @@ export class TsStreamingPacker implements Packer {
   private readonly index: CapacityIndex;
   private readonly bucketHead: Int32Array;
   private binRemaining: number[] = [];
-  /** Per bin, its units flat as doc, start, end, header, ... (contiguous, as in the C++ core). */
+  /** Per bin, its units flat as doc, start, end, header, id, ... (contiguous, as in the C++ core). */
   private binUnits: number[][] = [];
   private binPrev: number[] = [];
   private binNext: number[] = [];
@@ -133,6 +134,7 @@ export class TsStreamingPacker implements Packer {
   private readonly outUStart = new U32List();
   private readonly outUEnd = new U32List();
   private readonly outHeader = new U32List();
+  private readonly outId = new U32List();
 
   constructor(opts: PackerOptions) {
     this.options = resolvePackerOptions(opts);
@@ -142,6 +144,7 @@ export class TsStreamingPacker implements Packer {
     this.wStart = new Uint32Array(w);
     this.wEnd = new Uint32Array(w);
     this.wHeader = new Uint32Array(w);
+    this.wId = new Uint32Array(w);
     this.wKey = new Float64Array(w);
     this.index = new CapacityIndex(this.L);
     this.bucketHead = new Int32Array(this.L + 1).fill(-1);
@@ -193,8 +196,8 @@ export class TsStreamingPacker implements Packer {
   }
 
   private addUnit(doc: number, start: number, end: number, header: number): void {
-    this.st.units++;
     const k = this.wSize++;
+    this.wId[k] = this.st.units++;
     this.wDoc[k] = doc;
     this.wStart[k] = start;
     this.wEnd[k] = end;
@@ -211,12 +214,12 @@ export class TsStreamingPacker implements Packer {
     keys.sort();
     for (let k = 0; k < n; k++) {
       const i = keys[k]! % w;
-      this.place(this.wDoc[i]!, this.wStart[i]!, this.wEnd[i]!, this.wHeader[i]!);
+      this.place(this.wDoc[i]!, this.wStart[i]!, this.wEnd[i]!, this.wHeader[i]!, this.wId[i]!);
     }
     this.wSize = 0;
   }
 
-  private place(doc: number, start: number, end: number, header: number): void {
+  private place(doc: number, start: number, end: number, header: number, id: number): void {
     const len = header + end - start;
     const room = this.index.successor(len);
     let slot: number;
@@ -226,7 +229,7 @@ export class TsStreamingPacker implements Packer {
     } else {
       slot = this.newBin();
     }
-    this.appendUnit(slot, doc, start, end, header);
+    this.appendUnit(slot, doc, start, end, header, id);
     const remaining = (this.binRemaining[slot] = this.binRemaining[slot]! - len);
     if (remaining === 0) this.closeBin(slot);
     else this.bucketInsert(slot);
@@ -265,22 +268,23 @@ export class TsStreamingPacker implements Packer {
     this.binPrev[slot] = this.binNext[slot] = -1;
   }
 
-  private appendUnit(slot: number, doc: number, start: number, end: number, header: number): void {
-    this.binUnits[slot]!.push(doc, start, end, header);
+  private appendUnit(slot: number, doc: number, start: number, end: number, header: number, id: number): void {
+    this.binUnits[slot]!.push(doc, start, end, header, id);
     this.heldCount++;
   }
 
   private closeBin(slot: number): void {
     const units = this.binUnits[slot]!;
-    for (let k = 0; k < units.length; k += 4) {
+    for (let k = 0; k < units.length; k += 5) {
       this.outDoc.push(units[k]!);
       this.outUStart.push(units[k + 1]!);
       this.outUEnd.push(units[k + 2]!);
       this.outHeader.push(units[k + 3]!);
+      this.outId.push(units[k + 4]!);
     }
-    this.heldCount -= units.length / 4;
+    this.heldCount -= units.length / 5;
     // a freed bin keeps a small buffer for reuse, as the C++ core does
-    if (units.length > 4 * 1024) this.binUnits[slot] = [];
+    if (units.length > 5 * 1024) this.binUnits[slot] = [];
     else units.length = 0;
     this.outStart.push(this.outDoc.length);
     this.st.bins++;
@@ -306,6 +310,7 @@ export class TsStreamingPacker implements Packer {
       unitStart: this.outUStart.take(),
       unitEnd: this.outUEnd.take(),
       unitHeader: this.outHeader.take(),
+      unitId: this.outId.take(),
     };
   }
 }

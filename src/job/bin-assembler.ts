@@ -1,0 +1,37 @@
+import type { PackedBin } from '../write/bin.js';
+import type { ChunkStore } from './chunk-store.js';
+import type { PlannedUnit } from './plan-store.js';
+
+/** Builds a planned bin's exactly-L token and mask arrays from the work store (positioned reads). */
+export class BinAssembler {
+  constructor(
+    private readonly store: ChunkStore,
+    private readonly seqLen: number,
+    private readonly padId: number,
+  ) {}
+
+  /** `b` names the bin in errors. Tokens used: the sum of docLens. */
+  assemble(units: readonly PlannedUnit[], b: number): PackedBin {
+    const inputIds = new Int32Array(this.seqLen).fill(this.padId);
+    const lossMask = new Uint8Array(this.seqLen);
+    const n = units.length;
+    const docLens = new Int32Array(n);
+    const docOffsets = new Int32Array(n);
+    const docIds: string[] = [];
+    const docKinds: string[] = [];
+    let at = 0;
+    units.forEach((u, i) => {
+      const len = u.header + u.end - u.start;
+      if (at + len > this.seqLen) throw new Error(`planner bug: bin ${b} overflows ${this.seqLen} tokens`);
+      this.store.read(u.doc, 0, u.header, inputIds, lossMask, at);
+      this.store.read(u.doc, u.start, u.end, inputIds, lossMask, at + u.header);
+      const d = this.store.doc(u.doc);
+      docLens[i] = len;
+      docOffsets[i] = u.start;
+      docIds.push(d.id);
+      docKinds.push(d.kind);
+      at += len;
+    });
+    return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets };
+  }
+}

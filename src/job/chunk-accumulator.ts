@@ -1,0 +1,66 @@
+import type { Doc } from '../doc/document.js';
+import type { TokenizeResult } from '../tokenize/encode.js';
+import type { ChunkDoc, ChunkIndex, ChunkStore } from './chunk-store.js';
+
+/**
+ * Tokenized documents gathered until a chunk holds `chunkTokens` tokens, then written to the
+ * work store as one chunk (the resume granularity). Failures are kept with the chunk so a
+ * resumed run counts them again.
+ */
+export class ChunkAccumulator {
+  private docs: ChunkDoc[] = [];
+  private ids: Int32Array[] = [];
+  private masks: Uint8Array[] = [];
+  private tokens = 0;
+  private failed: ChunkIndex['failed'] = [];
+  private acceptedEnd = 0;
+
+  constructor(
+    private readonly store: ChunkStore,
+    private readonly chunkTokens: number,
+    /** Sequence number of the next document (documents in resumed chunks come first). */
+    private nextSeq: number,
+  ) {}
+
+  /** Input documents consumed so far (failed ones included): where a resumed run goes on. */
+  accepted(seq: number): void {
+    this.acceptedEnd = seq + 1;
+  }
+
+  fail(reason: string, message: string): void {
+    this.failed.push({ reason, message });
+  }
+
+  /** Adds a tokenized document; returns the chunk's index when this one completed a chunk. */
+  add(doc: Doc, r: TokenizeResult): ChunkIndex | undefined {
+    this.docs.push(chunkDoc(doc, r));
+    this.ids.push(r.ids!);
+    this.masks.push(r.mask!);
+    this.tokens += r.ids!.length;
+    return this.tokens >= this.chunkTokens ? this.flush() : undefined;
+  }
+
+  /** Writes what is gathered as one chunk (nothing when empty). */
+  flush(): ChunkIndex | undefined {
+    if (this.docs.length === 0) return undefined;
+    const index: ChunkIndex = { firstSeq: this.nextSeq, tokens: this.tokens, docs: this.docs, acceptedEnd: this.acceptedEnd, failed: this.failed };
+    this.nextSeq += this.docs.length;
+    this.store.write(this.store.chunkCount, index, this.ids, this.masks);
+    this.docs = [];
+    this.ids = [];
+    this.masks = [];
+    this.tokens = 0;
+    this.failed = [];
+    return index;
+  }
+}
+
+export function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
+  const d: ChunkDoc = { id: doc.id, kind: doc.kind, source: doc.source, len: r.ids!.length, masked: r.masked ?? 0 };
+  if (r.boundaries && r.boundaries.length) d.boundaries = Array.from(r.boundaries);
+  if (typeof doc.meta.ordering === 'string') d.ordering = doc.meta.ordering;
+  if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
+  if (typeof doc.meta.template === 'string' && doc.kind === 'trajectory') d.template = doc.meta.template;
+  if (typeof doc.meta.mixture_source === 'string') d.mix = doc.meta.mixture_source;
+  return d;
+}
