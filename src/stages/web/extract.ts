@@ -45,7 +45,7 @@ export interface Extraction {
 /** Elements that are never content. */
 const JUNK_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
-  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label',
+  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 const UNLIKELY =
@@ -100,9 +100,31 @@ function hasPre(e: Element): boolean {
   return false;
 }
 
+/** Tags that belong in `<head>`; a head holding anything else swallowed the body (no `<body>` tag). */
+const HEAD_TAGS = new Set(['title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template']);
+
+function headHoldsBody(head: Element): boolean {
+  return head.children.some((c) => c instanceof Element && !HEAD_TAGS.has(c.name));
+}
+
+/**
+ * Elements that hold the page's `<main>`: broken markup (an unclosed `<header>` or `<aside>`)
+ * can put the whole page inside one, and then it is not page furniture. (`<article>` does not
+ * count: sidebars list teasers as articles.)
+ */
+function articleHolders(doc: Document): Set<Element> {
+  const holders = new Set<Element>();
+  for (const e of descendants(doc)) {
+    if (e.name !== 'main' && attr(e, 'role') !== 'main') continue;
+    for (let p = parentElement(e); p && !holders.has(p); p = parentElement(p)) holders.add(p);
+  }
+  return holders;
+}
+
 /** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
+  const holders = articleHolders(doc);
   const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
   while (stack.length) {
     const [n, inArticle] = stack.pop()!;
@@ -110,13 +132,14 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const name = n.name;
     const role = attr(n, 'role');
     const names = classAndId(n);
+    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
     const drop =
-      (JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name))) ||
-      (name === 'header' && !inArticle && !flags.inclusive) ||
+      (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
+      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n)) ||
       (isHidden(n) && !flags.inclusive) ||
       JUNK_ROLES.test(role) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !hasPre(n));
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n));
     if (drop) {
       removed.add(n);
       continue;
