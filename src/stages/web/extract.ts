@@ -1,3 +1,4 @@
+import { dropTitleHeading, trimEdges } from './edges.js';
 import { Element, Text, attr, classAndId, descendants, findFirst, textOf, type AnyNode, type Document } from './html.js';
 
 /**
@@ -511,6 +512,10 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const top = pickTop(body, scores);
   const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
-  if (!flags.inclusive) pruneChrome(roots, stats, removed);
+  if (!flags.inclusive) {
+    pruneChrome(roots, stats, removed);
+    trimEdges(roots, stats, removed);
+  }
+  dropTitleHeading(roots, removed, title);
   return { title, roots, removed };
 }
