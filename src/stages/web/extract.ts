@@ -32,8 +32,8 @@ export const EXTRACT_PASS_NAMES = ['strict', 'keep_unlikely', 'no_class_weights'
 
 /** The pass tried when every pass of EXTRACT_ATTEMPTS yields less than the minimum text. */
 export const INCLUSIVE_ATTEMPT: ExtractFlags = { stripUnlikely: false, weightClasses: false, cleanConditionally: false, inclusive: true };
-/** Tags that the inclusive pass keeps although they are usually page furniture. */
-const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label']);
+/** Tags that the inclusive pass keeps although they are usually page furniture (some blogs serve the post in `<noscript>`). */
+const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label', 'noscript']);
 
 export interface Extraction {
   title: string;
@@ -138,7 +138,7 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n)) ||
       (isHidden(n) && !flags.inclusive) ||
-      JUNK_ROLES.test(role) ||
+      (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n));
     if (drop) {
@@ -370,6 +370,7 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
       if (!s || s.pre > 0) continue;
       if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
+      else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && READ_ALSO.test(textOf(e))) removed.add(e);
     }
   }
 }
@@ -381,6 +382,10 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
 const READ_MORE =
   /^\s*(related (articles|posts|stories|content)|read (more|also|next)|you (may|might) also like|see also|recommended( for you)?|more (stories|articles) (from|on|about)|das könnte (dich|sie) auch interessieren|(das|dies) (thema )?könnte (dich|sie) auch interessieren|auch interessant|lesen sie (auch|hier)|auch lesen|schon gelesen|weitere (artikel|beiträge|news|themen)( zum thema)?|mehr (zum thema|themen)|zum weiterlesen|beiträge zum thema|ähnliche (artikel|beiträge)|à lire aussi|lire aussi|sur le même sujet|voir aussi|lea también|te puede interesar|también te puede interesar|noticias relacionadas|leggi anche|potrebbe interessarti|articoli correlati)\b[^.]{0,40}[:.!?…]?\s*$/i;
 const READ_MORE_MAX_CHARS = 80;
+/** A line that points at another story: "Lea también: <headline>", "Read more: ...", "Czytaj też: ...". */
+const READ_ALSO =
+  /^\W*(lea( también| más)?|lee también|(le|te) puede interesar|ver también|leia( também| mais)?|read (more|also|next)|also read|see also|related|lesen sie (auch|mehr|hier)|auch interessant|mehr zum thema|siehe auch|(à )?lire aussi|voir aussi|leggi anche|czytaj (też|także|również|więcej)|zobacz (też|także|również))\s*[:»>]/i;
+const READ_ALSO_MAX_CHARS = 250;
 
 function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): void {
   removed.add(e);
@@ -512,6 +517,7 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const top = pickTop(body, scores);
   const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
+  // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
   if (!flags.inclusive) {
     pruneChrome(roots, stats, removed);
     trimEdges(roots, stats, removed);
