@@ -460,6 +460,18 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 const OUTER_PROSE_CHARS = 200;
 
 const CONDITIONAL_MAX_SHARE = 0.5;
+/**
+ * Paragraphs of prose with few links are the article (a second column, a text widget), whatever
+ * the block's class or the images beside them: conditional cleaning is for link farms and galleries.
+ */
+function isProseBlock(s: Stats): boolean {
+  // Teaser lists (a headline and a line each) have an item per paragraph, or headings for much of their text.
+  return s.p >= PROSE_BLOCK_PARAGRAPHS && s.li < s.p && s.text >= PROSE_BLOCK_CHARS && linkDensity(s) < 0.15 && s.heading < s.text * 0.15 && s.input === 0 && s.embed === 0;
+}
+const PROSE_BLOCK_PARAGRAPHS = 2;
+/** Reader comments are prose too, but not the article. */
+const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
+const PROSE_BLOCK_CHARS = 200;
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
@@ -472,6 +484,7 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
       if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
+      if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
       if (weight + (scores.get(e) ?? 0) < 0) {
         removed.add(e);
         continue;
