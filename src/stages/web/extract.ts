@@ -370,7 +370,7 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
       if (!s || s.pre > 0) continue;
       if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
-      else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && READ_ALSO.test(textOf(e))) removed.add(e);
+      else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && isReadAlsoOrCaption(textOf(e))) removed.add(e);
     }
   }
 }
@@ -384,8 +384,19 @@ const READ_MORE =
 const READ_MORE_MAX_CHARS = 80;
 /** A line that points at another story: "Lea también: <headline>", "Read more: ...", "Czytaj też: ...". */
 const READ_ALSO =
-  /^\W*(lea( también| más)?|lee también|(le|te) puede interesar|ver también|leia( também| mais)?|read (more|also|next)|also read|see also|related|lesen sie (auch|mehr|hier)|auch interessant|mehr zum thema|siehe auch|(à )?lire aussi|voir aussi|leggi anche|czytaj (też|także|również|więcej)|zobacz (też|także|również))\s*[:»>]/i;
+  /^\W*(lea( también| más)?|lee también|(le|te) puede interesar|(vea|ver|lee|mira) también|puedes ver|mira|leia( também| mais)?|veja também|read (more|also|next)|also read|see also|related|lesen sie (auch|mehr|hier)|auch interessant|mehr zum thema|siehe auch|(à )?lire aussi|voir aussi|leggi anche|czytaj (też|także|również|więcej)|zobacz (też|także|również))\s*[:»>]/i;
 const READ_ALSO_MAX_CHARS = 250;
+/**
+ * An image caption outside `<figcaption>`: a line that starts as a figure legend ("Abbildung 4:",
+ * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...").
+ */
+const CAPTION =
+  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de)\s*:)[^.!?]{0,80}$/i;
+const CAPTION_MAX_CHARS = 300;
+
+function isReadAlsoOrCaption(text: string): boolean {
+  return READ_ALSO.test(text) || (text.length <= CAPTION_MAX_CHARS && CAPTION.test(text.trim()));
+}
 
 function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): void {
   removed.add(e);
