@@ -30,6 +30,8 @@ const PROSE_CHARS = 120;
 const SENTENCE_CHARS = 15;
 /** Never trim more than this share of the content: a page that is all short blocks (a recipe, a table) is left alone. */
 const MAX_TRIMMED_SHARE = 0.3;
+/** A block this short that holds a stock phrase is chrome (a longer one is prose that mentions it). */
+const PHRASE_MAX_CHARS = 300;
 
 interface Leaf {
   e: Element;
@@ -72,7 +74,7 @@ function isProse(l: Leaf): boolean {
   if (HEADING.test(l.e.name)) return false;
   const ld = l.figures.linkText / l.figures.text;
   if (ld > 0.4) return false;
-  if (l.text.length < 200 && CHROME_PHRASE.test(l.text)) return false;
+  if (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text)) return false;
   return l.text.length >= PROSE_CHARS || (l.text.length >= SENTENCE_CHARS && SENTENCE_END.test(l.text));
 }
 
@@ -98,7 +100,7 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
 }
 
 function isTailChrome(l: Leaf): boolean {
-  return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < 200 && CHROME_PHRASE.test(l.text));
+  return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
 
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
