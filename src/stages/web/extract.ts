@@ -422,14 +422,29 @@ function leadsBefore(top: Element, stats: Map<Element, Stats>, removed: Set<Elem
   for (let i = 0; i < LEAD_LEVELS && scope && scope.name !== 'body'; i++) scope = parentElement(scope);
   if (!scope || scope === top) return [];
   const leads: Element[] = [];
+  let afterHeading = false;
   for (const e of descendants(scope, (x) => removed.has(x) || x === top || leads.includes(x))) {
-    if (e === top) break;
-    if (isAncestor(e, top) || !LEAD.test(classAndId(e))) continue;
+    // Only right under the title: another heading in between starts some other block (a teaser list).
+    if (e.name === 'h1') afterHeading = true;
+    else if (/^h[2-6]$/.test(e.name)) afterHeading = false;
+    if (isAncestor(e, top)) continue;
     const s = stats.get(e);
-    if (s && s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+    if (!s) continue;
+    if (LEAD.test(classAndId(e))) {
+      if (s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+    } else if (afterHeading && isProseNearTitle(e, s)) leads.push(e);
   }
   return leads.filter((e) => precedes(e, top));
 }
+
+/**
+ * Content near the title: a paragraph of prose between the page's `<h1>` and the scored body is
+ * the article's lead, whatever its class says (news pages set it in the article header).
+ */
+function isProseNearTitle(e: Element, s: Stats): boolean {
+  return e.name === 'p' && s.text >= NEAR_TITLE_PROSE_CHARS && linkDensity(s) < 0.2 && !CHROME.test(classAndId(e));
+}
+const NEAR_TITLE_PROSE_CHARS = 100;
 
 /** Whether a comes before b in document order (and is not inside it). */
 function precedes(a: Element, b: Element): boolean {
