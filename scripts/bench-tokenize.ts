@@ -3,8 +3,10 @@
  * in one run, each measure in its own child process with its own peak RSS:
  *   tokenize  read + tokenize on one worker (MB/s per core), and a sha256 of every id in order
  *   pack      the whole pack job on one worker
- * for the hf backend (@huggingface/tokenizers) and the fast one. The ids of the two backends
- * must hash alike over the whole corpus, or the benchmark fails.
+ * for the hf backend (@huggingface/tokenizers) and the fast one, then tokenize and pack with the
+ * fast backend on 2 workers, so the one run also prints the issue's pack figures: pack MB/s per
+ * worker with each backend and their ratio, pack / tokenize alone, 1 -> 2 worker scaling, peak
+ * RSS. The ids of the two backends must hash alike over the whole corpus, or the benchmark fails.
  *
  *   npm run bench:tokenize -- [--mb 100]
  */
@@ -26,7 +28,7 @@ interface Measure {
   maxRssMB: number;
 }
 
-async function child(mode: string, backend: 'hf' | 'fast', input: string, out: string): Promise<void> {
+async function child(mode: string, backend: 'hf' | 'fast', input: string, out: string, workers: number): Promise<void> {
   const bytes = statSync(input).size;
   const t0 = performance.now();
   let tokens = 0;
@@ -35,7 +37,7 @@ async function child(mode: string, backend: 'hf' | 'fast', input: string, out: s
     const { Ledger } = await import('../src/core/ledger.js');
     const { readDocuments } = await import('../src/io/documents.js');
     const { TokenizePool } = await import('../src/tokenize/pool.js');
-    const pool = new TokenizePool({ workers: 1, backend });
+    const pool = new TokenizePool({ workers, backend });
     for await (const [, r] of pool.map(readDocuments([input], new Ledger()), (d) => ({ text: d.text, special_spans: d.special_spans }))) {
       if (!r.ids) throw new Error(`a document failed to tokenize: ${r.error}`);
       tokens += r.ids.length;
@@ -44,7 +46,7 @@ async function child(mode: string, backend: 'hf' | 'fast', input: string, out: s
     await pool.close();
   } else {
     const { runPackJob, PACK_DEFAULTS } = await import('../src/job/pack-job.js');
-    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers: 1, tokenizerBackend: backend });
+    const s = await runPackJob({ ...PACK_DEFAULTS, inputs: [input], out, workers, tokenizerBackend: backend });
     tokens = s.report.packing.tokens;
     hash.update(s.manifest.shards_fingerprint);
   }
@@ -53,10 +55,10 @@ async function child(mode: string, backend: 'hf' | 'fast', input: string, out: s
   process.stdout.write(JSON.stringify(m) + '\n');
 }
 
-function run(mode: string, backend: string, input: string): Measure {
+function run(mode: string, backend: string, input: string, workers = 1): Measure {
   const out = join(repoRoot, '.bench', `tokenize-out-${mode}-${backend}`);
   rmSync(out, { recursive: true, force: true });
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, backend, input, out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, backend, input, out, String(workers)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error(`${mode} (${backend}) failed with status ${r.status}`);
   rmSync(out, { recursive: true, force: true });
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
@@ -64,7 +66,7 @@ function run(mode: string, backend: string, input: string): Measure {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, args[2] as 'hf' | 'fast', args[3]!, args[4]!);
+  if (args[0] === '--child') return child(args[1]!, args[2] as 'hf' | 'fast', args[3]!, args[4]!, Number(args[5]));
   const i = args.indexOf('--mb');
   const mb = i >= 0 ? Number(args[i + 1]) : 100;
   const dir = join(repoRoot, '.bench');
@@ -77,23 +79,28 @@ async function main(): Promise<void> {
     tokFast: run('tokenize', 'fast', input),
     packHf: run('pack', 'hf', input),
     packFast: run('pack', 'fast', input),
+    tokFast2: run('tokenize', 'fast', input, 2),
+    packFast2: run('pack', 'fast', input, 2),
   };
   const mbs = (x: Measure) => x.bytes / 1e6 / x.seconds;
   const line = (label: string, x: Measure) =>
     `${label.padEnd(30)} ${mbs(x).toFixed(2).padStart(7)} MB/s ${Math.round(x.tokens / x.seconds).toLocaleString('en-US').padStart(11)} tokens/s  ${x.seconds.toFixed(1).padStart(6)} s  peak RSS ${x.maxRssMB.toFixed(0)} MB`;
   const sameIds = m.tokHf.idsSha256 === m.tokFast.idsSha256 && m.tokHf.tokens === m.tokFast.tokens;
-  const sameShards = m.packHf.idsSha256 === m.packFast.idsSha256;
+  const sameShards = m.packHf.idsSha256 === m.packFast.idsSha256 && m.packFast2.idsSha256 === m.packFast.idsSha256;
   process.stdout.write(
     [
       line('tokenize alone, hf, 1 worker', m.tokHf),
       line('tokenize alone, fast, 1 worker', m.tokFast),
       line('pack, hf, 1 worker', m.packHf),
       line('pack, fast, 1 worker', m.packFast),
+      line('tokenize alone, fast, 2 workers', m.tokFast2),
+      line('pack, fast, 2 workers', m.packFast2),
       `fast / hf, tokenize alone:    ${(mbs(m.tokFast) / mbs(m.tokHf)).toFixed(2)}x`,
-      `fast / hf, pack:              ${(mbs(m.packFast) / mbs(m.packHf)).toFixed(2)}x`,
-      `pack / tokenize alone, fast:  ${(mbs(m.packFast) / mbs(m.tokFast)).toFixed(3)}`,
+      `fast / hf, pack per worker:   ${(mbs(m.packFast) / mbs(m.packHf)).toFixed(2)}x  (target >= 2)`,
+      `pack / tokenize alone, fast:  ${(mbs(m.packFast) / mbs(m.tokFast)).toFixed(3)} (1 worker), ${(mbs(m.packFast2) / mbs(m.tokFast2)).toFixed(3)} (2 workers)  (target >= 0.9)`,
+      `pack speedup 1 -> 2 workers:  ${(mbs(m.packFast2) / mbs(m.packFast)).toFixed(3)}  (target >= 1.8)`,
       `ids over the corpus: ${sameIds ? 'identical' : 'DIFFERENT'} (${m.tokFast.tokens} tokens, sha256 ${m.tokFast.idsSha256.slice(0, 16)}); shards: ${sameShards ? 'identical' : 'DIFFERENT'}`,
-      `peak RSS: ${Math.max(...Object.values(m).map((x) => x.maxRssMB)).toFixed(0)} MB`,
+      `peak RSS: ${Math.max(...Object.values(m).map((x) => x.maxRssMB)).toFixed(0)} MB (target < 2048)`,
     ].join('\n') + '\n',
   );
   if (!sameIds || !sameShards) process.exitCode = 1;

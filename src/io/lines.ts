@@ -75,7 +75,7 @@ export async function* readLines(bytes: AsyncIterable<Buffer>, maxLineBytes = 25
         if (pendingBytes > maxLineBytes) {
           overflow = true;
           pending = [];
-        } else if (piece.length) pending.push(Buffer.from(piece));
+        } else if (piece.length) pending.push(piece); // a view: stream chunks are never written again
       }
       if (nl < 0) break;
       yield emit();

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -98,7 +98,7 @@ export class ChunkStore {
     const base = join(this.dir, name(k));
     const put = (path: string, parts: ArrayBufferView[]) => {
       const tmp = `${path}.tmp`;
-      writeFileSync(tmp, Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
+      writeParts(tmp, parts);
       renameSync(tmp, path);
     };
     put(`${base}.tok`, ids);
@@ -168,6 +168,29 @@ export class ChunkStore {
   remove(): void {
     this.close();
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the parts back to back without first concatenating them (a chunk is tens of MB).
+ * Documents of one tokenizer batch are views of one buffer, side by side: each such run is
+ * written with one call.
+ */
+function writeParts(path: string, parts: ArrayBufferView[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    let i = 0;
+    while (i < parts.length) {
+      const first = parts[i]!;
+      let end = first.byteOffset + first.byteLength;
+      let j = i + 1;
+      for (; j < parts.length && parts[j]!.buffer === first.buffer && parts[j]!.byteOffset === end; j++) end += parts[j]!.byteLength;
+      const run = new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+      for (let done = 0; done < run.length; ) done += writeSync(fd, run, done, run.length - done);
+      i = j;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -21,6 +21,6 @@ export { planBins, resolvePlanOptions, DEFAULT_PASS_UNITS, type PlanOptions, typ
 export { UnitTally } from './fragmentation.js';
 export { binOrder, type BinOrder } from './bin-order.js';
 export { orderLengths, LENGTH_ORDERS, type LengthOrder } from './order.js';
-export { compareStrategies, compareStrategiesFrom, strategyNames, type StrategyFigures, type CompareOptions, type LengthSource } from './strategies.js';
+export { compareStrategies, compareStrategiesFrom, strategyNames, strategyRow, type StrategyFigures, type CompareOptions, type LengthSource } from './strategies.js';
 export { readLengthFile, type ReadLengthsOptions } from './lengths.js';
 export { DEFAULT_MIXTURE, MIXTURE_ORDERS, mixtureBatches, mixtureKindBatches, mixtureLengths, mixtureSample, withRepoShare, type MixtureKind, type MixtureOrder } from './mixture.js';

@@ -114,32 +114,18 @@ export function checkBatch(batch: DocBatch): void {
   if (total !== (batch.boundaryOffsets?.length ?? 0)) throw new RangeError('packer: boundaryOffsets must hold sum(boundaryCounts) offsets');
 }
 
+/** The native packer's constructor arguments; the planner takes the same, then its own. */
+type NativePackerArgs = [capacity: number, policy: number, slideStride: number, windowUnits: number, maxOpenBins: number, maxHeldUnits: number];
+
 interface NativeBinding {
   version(): string;
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
-  NativePacker: new (
-    capacity: number,
-    policy: number,
-    slideStride: number,
-    windowUnits: number,
-    maxOpenBins: number,
-    maxHeldUnits: number,
-  ) => {
+  NativePacker: new (...args: NativePackerArgs) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
     finish(): ClosedBins;
     stats(): PackerStats;
   };
-  NativePlanner: new (
-    capacity: number,
-    policy: number,
-    slideStride: number,
-    windowUnits: number,
-    maxOpenBins: number,
-    maxHeldUnits: number,
-    passUnits: number,
-    seedHigh: number,
-    seedLow: number,
-  ) => {
+  NativePlanner: new (...args: [...NativePackerArgs, passUnits: number, seedHigh: number, seedLow: number]) => {
     count(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): void;
     passes(): number;
     beginPass(pass: number): void;

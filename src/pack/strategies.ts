@@ -170,3 +170,24 @@ function toLengths(lengths: ArrayLike<number>, firstDoc: number): Uint32Array {
   }
   return out;
 }
+
+/**
+ * One strategy's row of the Table 13 comparison, as `compare` and report.html show it: name,
+ * fragmentation, padding, bins, lower bound, bins / lower bound, units, overlong documents,
+ * dropped and duplicated tokens. `count` formats the counts (plain or with separators).
+ */
+export function strategyRow(name: string, f: StrategyFigures, count: (n: number) => string = String): string[] {
+  const pct = (x: number, digits: number) => `${(100 * x).toFixed(digits)}%`;
+  return [
+    name,
+    pct(f.fragmentation_rate, 2),
+    pct(f.padding_rate, 4),
+    count(f.bins),
+    count(f.lower_bound),
+    f.lower_bound ? (f.bins / f.lower_bound).toFixed(5) : '-',
+    count(f.units),
+    count(f.overlong_docs),
+    count(f.dropped_tokens),
+    count(f.duplicated_tokens),
+  ];
+}

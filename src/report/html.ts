@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { compareStrategies, type StrategyFigures } from '../pack/strategies.js';
+import { compareStrategies, strategyRow, type StrategyFigures } from '../pack/strategies.js';
 import type { OverlongPolicy } from '../pack/packer.js';
 import { writeFileAtomic } from '../write/files.js';
 import { VERSION } from '../version.js';
@@ -127,18 +127,7 @@ function packingRows(r: ReportJson): [string, string][] {
 }
 
 function comparisonSection(figures: Record<string, StrategyFigures>, L: number): string {
-  const rows = Object.entries(figures).map(([name, f]) => [
-    name,
-    pct(f.fragmentation_rate, 2),
-    pct(f.padding_rate, 4),
-    num(f.bins),
-    num(f.lower_bound),
-    f.lower_bound ? (f.bins / f.lower_bound).toFixed(5) : '-',
-    num(f.units),
-    num(f.overlong_docs),
-    num(f.dropped_tokens),
-    num(f.duplicated_tokens),
-  ]);
+  const rows = Object.entries(figures).map(([name, f]) => strategyRow(name, f, num));
   const head = ['strategy', 'fragmentation', 'padding', 'bins', 'lower bound', 'bins / lb', 'units', 'overlong', 'dropped tokens', 'duplicated tokens'];
   return `<h2>Table 13: packing strategies on this run's document lengths (L = ${num(L)})</h2>${table(head, rows, 'table13')}`;
 }

@@ -1,11 +1,18 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
+import { splitBatch, type EncodedBatch } from './batch.js';
 
 /**
  * Tokenizes on worker threads and hands results back in input order, so the output is the
- * same for any worker count. Batches are bounded in size and in number in flight, so memory
+ * same for any worker count. Batches are bounded in size and in number outstanding, so memory
  * does not grow with the corpus.
+ *
+ * The workers should never wait for the main thread: input is read and batches are sent from
+ * the event loop as soon as a worker's queue has room, independently of how fast the caller
+ * takes the results, and each worker keeps `depth` batches queued, enough to cover the main
+ * thread's longest synchronous step (writing a chunk, assembling bins). A batch goes to the
+ * worker with the fewest characters queued, and comes back as one message of flat typed arrays.
  */
 export interface PoolOptions {
   workers?: number;
@@ -15,21 +22,50 @@ export interface PoolOptions {
   /** A batch closes at this many characters or documents. */
   batchChars?: number;
   batchDocs?: number;
-  /** Batches in flight per worker. */
+  /** Batches queued per worker (in characters: depth * batchChars). */
   depth?: number;
   /** Heap limit of each worker thread. */
   workerHeapMb?: number;
 }
 
+/** How busy the workers of a pool were while it mapped: for benchmarks. */
+export interface PoolStats {
+  /** Milliseconds each worker spent tokenizing. */
+  busyMs: number[];
+  /** Milliseconds from the workers being ready to the last result. */
+  wallMs: number;
+  batches: number;
+}
+
+let lastStats: PoolStats | undefined;
+/** The stats of the last pool closed in this process (bench:e2e reads them after a pack job). */
+export function lastPoolStats(): PoolStats | undefined {
+  return lastStats;
+}
+
+interface Reply {
+  ready?: boolean;
+  batch: number;
+  result: EncodedBatch;
+  busyMs: number;
+}
+
 export class TokenizePool {
   private readonly workers: Worker[] = [];
-  private readonly ready: Promise<void>[];
+  private readonly ready: Promise<void>[] = [];
+  private run: PoolRun<unknown> | undefined;
+  private closing = false;
+  /** Set when a worker died outside a map(): the next map() reports it instead of waiting forever. */
+  private dead: Error | undefined;
+  /** Batch message ids are unique over the pool's life, so a late reply to a stopped map() is never taken for a new one's. */
+  private readonly batchIds = { next: 0 };
+  private readonly stats: PoolStats;
   readonly size: number;
 
   constructor(private readonly opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? availableParallelism());
+    this.stats = { busyMs: new Array(this.size).fill(0), wallMs: 0, batches: 0 };
     const url = new URL('./worker.js', import.meta.url);
-    this.ready = [];
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
       const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3', backend: opts.backend ?? 'hf' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
@@ -40,57 +76,173 @@ export class TokenizePool {
       });
       ready.catch(() => {}); // reported by map(); a job that fails before it must not crash on it
       this.ready.push(ready);
+      w.on('message', (m: Reply) => {
+        if (m.ready) return;
+        this.stats.busyMs[i]! += m.busyMs;
+        this.stats.batches++;
+        this.run?.onReply(i, m);
+      });
+      w.on('error', (e) => this.run?.fail(e));
+      w.on('exit', (code) => {
+        if (this.closing) return;
+        this.dead = new Error(`tokenizer worker ${i} exited (code ${code})`);
+        this.run?.fail(this.dead);
+      });
     }
   }
 
   /** Maps items to tokenized results, in order. `toRequest` picks what to tokenize from an item. */
   async *map<T>(items: AsyncIterable<T>, toRequest: (item: T) => TokenizeRequest): AsyncIterable<[T, TokenizeResult]> {
+    if (this.run) throw new Error('TokenizePool.map: one map at a time');
     await Promise.all(this.ready);
+    if (this.dead) throw this.dead;
     const batchChars = this.opts.batchChars ?? 1 << 18;
-    const batchDocs = this.opts.batchDocs ?? 512;
-    const maxInFlight = this.size * (this.opts.depth ?? 2);
-    const inFlight: Promise<[T, TokenizeResult][]>[] = [];
-    let next = 0;
-    let batch: T[] = [];
-    let requests: TokenizeRequest[] = [];
-    let chars = 0;
-    const send = () => {
-      const worker = this.workers[next % this.size]!;
-      const id = next++;
-      const items = batch;
-      const docs = requests;
-      batch = [];
-      requests = [];
-      chars = 0;
-      inFlight.push(
-        new Promise((resolve, reject) => {
-          const onMessage = (msg: { batch: number; results: TokenizeResult[] }) => {
-            if (msg.batch !== id) return;
-            worker.off('message', onMessage);
-            worker.off('error', reject);
-            resolve(items.map((it, i) => [it, msg.results[i]!]));
-          };
-          worker.on('message', onMessage);
-          worker.once('error', reject);
-          worker.postMessage({ batch: id, docs });
-        }),
-      );
-    };
-    for await (const item of items) {
-      const req = toRequest(item);
-      batch.push(item);
-      requests.push(req);
-      chars += req.text.length;
-      if (chars >= batchChars || batch.length >= batchDocs) {
-        send();
-        if (inFlight.length >= maxInFlight) yield* await inFlight.shift()!;
-      }
+    const depth = this.opts.depth ?? 4;
+    const run = new PoolRun<T>(this.workers, this.batchIds, { batchChars, batchDocs: this.opts.batchDocs ?? 512, workerChars: depth * batchChars, maxOutstanding: 2 * depth * this.size });
+    this.run = run as PoolRun<unknown>;
+    const t0 = performance.now();
+    try {
+      void run.pump(items, toRequest);
+      yield* run.results();
+    } finally {
+      run.stop();
+      this.run = undefined;
+      this.stats.wallMs += performance.now() - t0;
     }
-    if (batch.length) send();
-    while (inFlight.length) yield* await inFlight.shift()!;
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
     await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+interface RunLimits {
+  batchChars: number;
+  batchDocs: number;
+  /** Characters queued per worker before it gets no more. */
+  workerChars: number;
+  /** Batches sent but not yet taken by the caller (queued, being tokenized, or done and waiting). */
+  maxOutstanding: number;
+}
+
+/** One map(): a pump that reads and sends, and the in-order results, meeting in this state. */
+class PoolRun<T> {
+  private readonly done = new Map<number, [T, TokenizeResult][]>();
+  /** By batch message id: the batch's place in the input, its items, and where it went. */
+  private readonly sentItems = new Map<number, { seq: number; items: T[]; chars: number; worker: number }>();
+  private readonly queuedChars: number[];
+  private sent = 0;
+  private taken = 0;
+  private inputDone = false;
+  private stopped = false;
+  private failed = false;
+  private failure: unknown;
+  private wakeResults: (() => void) | undefined;
+  private wakePump: (() => void) | undefined;
+
+  constructor(
+    private readonly workers: Worker[],
+    private readonly batchIds: { next: number },
+    private readonly limits: RunLimits,
+  ) {
+    this.queuedChars = new Array(workers.length).fill(0);
+  }
+
+  /** Reads items into batches and sends each as soon as there is room; runs on its own. */
+  async pump(items: AsyncIterable<T>, toRequest: (item: T) => TokenizeRequest): Promise<void> {
+    let batch: T[] = [];
+    let requests: TokenizeRequest[] = [];
+    let chars = 0;
+    try {
+      for await (const item of items) {
+        if (this.stopped) return;
+        const req = toRequest(item);
+        batch.push(item);
+        requests.push(req);
+        chars += req.text.length;
+        if (chars < this.limits.batchChars && batch.length < this.limits.batchDocs) continue;
+        if (!(await this.room())) return;
+        this.send(batch, requests, chars);
+        batch = [];
+        requests = [];
+        chars = 0;
+      }
+      if (batch.length && (await this.room())) this.send(batch, requests, chars);
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.inputDone = true;
+      this.notify();
+    }
+  }
+
+  /** Waits until a worker has room and the caller is not too far behind; false once stopped. */
+  private async room(): Promise<boolean> {
+    while (!this.stopped && (this.sent - this.taken >= this.limits.maxOutstanding || Math.min(...this.queuedChars) >= this.limits.workerChars)) {
+      await new Promise<void>((resolve) => (this.wakePump = resolve));
+    }
+    return !this.stopped;
+  }
+
+  private send(items: T[], docs: TokenizeRequest[], chars: number): void {
+    let worker = 0;
+    for (let w = 1; w < this.queuedChars.length; w++) if (this.queuedChars[w]! < this.queuedChars[worker]!) worker = w;
+    const id = this.batchIds.next++;
+    this.queuedChars[worker]! += chars;
+    this.sentItems.set(id, { seq: this.sent++, items, chars, worker });
+    this.workers[worker]!.postMessage({ batch: id, docs });
+  }
+
+  onReply(worker: number, m: Reply): void {
+    const sent = this.sentItems.get(m.batch);
+    if (!sent || sent.worker !== worker) return;
+    this.sentItems.delete(m.batch);
+    this.queuedChars[worker]! -= sent.chars;
+    const results = splitBatch(m.result);
+    this.done.set(
+      sent.seq,
+      sent.items.map((it, i) => [it, results[i]!]),
+    );
+    this.notify();
+  }
+
+  fail(e: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.failure = e;
+    this.notify();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    const r = this.wakeResults;
+    const p = this.wakePump;
+    this.wakeResults = undefined;
+    this.wakePump = undefined;
+    r?.();
+    p?.();
+  }
+
+  /** The results in input order, each batch as soon as it and all before it are back. */
+  async *results(): AsyncIterable<[T, TokenizeResult]> {
+    for (;;) {
+      if (this.failed) throw this.failure;
+      const ready = this.done.get(this.taken);
+      if (ready) {
+        this.done.delete(this.taken);
+        this.taken++;
+        this.notify(); // room for the pump
+        yield* ready;
+        continue;
+      }
+      if (this.inputDone && this.taken === this.sent) return;
+      await new Promise<void>((resolve) => (this.wakeResults = resolve));
+    }
   }
 }

@@ -7,20 +7,29 @@ import type { Encoded } from './tokenizer.js';
  * end-of-text token covers no character and is always trained on.
  */
 export function tokenLossMask(enc: Encoded, maskSpans: readonly Span[] | undefined): Uint8Array {
+  const mask = new Uint8Array(enc.ids.length).fill(1);
+  if (maskSpans && maskSpans.length) markLossMask(enc, maskSpans, mask);
+  return mask;
+}
+
+/** Clears (to 0) the entries of `mask` (all 1 on entry) for the tokens inside `maskSpans`; returns how many. */
+export function markLossMask(enc: Encoded, maskSpans: readonly Span[], mask: Uint8Array): number {
   const n = enc.ids.length;
-  const mask = new Uint8Array(n).fill(1);
-  if (!maskSpans || maskSpans.length === 0) return mask;
   const spans = mergeTouching(maskSpans);
   let k = 0;
+  let masked = 0;
   for (let i = 0; i < n; i++) {
     const s = enc.starts[i]!;
     const e = enc.ends[i]!;
     if (e <= s) continue;
     while (k < spans.length && spans[k]![1] <= s) k++;
     const span = spans[k];
-    if (span && span[0] <= s && e <= span[1]) mask[i] = 0;
+    if (span && span[0] <= s && e <= span[1]) {
+      mask[i] = 0;
+      masked++;
+    }
   }
-  return mask;
+  return masked;
 }
 
 /** Sorted spans with touching or overlapping neighbours merged, so a token across a seam counts as inside. */

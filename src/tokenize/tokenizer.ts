@@ -112,6 +112,16 @@ export class MidTokenizer {
 
   encodeWithOffsets(text: string, specialSpans: readonly Span[], endOfText: boolean): Encoded {
     const out = new TokenBuffer(Math.min(1 << 20, (text.length >> 2) + 16));
+    this.encodeInto(text, specialSpans, endOfText, out);
+    return out.finish();
+  }
+
+  /** encodeDoc appended to `out` (a worker's batch buffer); ranges are relative to the document. */
+  encodeDocInto(doc: Pick<Doc, 'text' | 'special_spans'>, out: TokenBuffer): void {
+    this.encodeInto(doc.text, doc.special_spans ?? [], true, out);
+  }
+
+  private encodeInto(text: string, specialSpans: readonly Span[], endOfText: boolean, out: TokenBuffer): void {
     let pos = 0;
     for (const [a, b] of specialSpans) {
       const token = text.slice(a, b);
@@ -123,7 +133,6 @@ export class MidTokenizer {
     }
     if (text.length > pos) this.encodePiece(text, pos, text.length, out);
     if (endOfText) out.push(this.eosId, text.length, text.length);
-    return out.finish();
   }
 
   /**

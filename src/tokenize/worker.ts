@@ -1,13 +1,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadTokenizer } from './tokenizer.js';
-import { encodeForPacking, type TokenizeRequest, type TokenizeResult } from './encode.js';
+import { encodeBatch } from './batch.js';
+import type { TokenizeRequest } from './encode.js';
 
-/** A tokenizer worker: receives batches of documents, returns typed arrays (transferred, not copied). */
+/**
+ * A tokenizer worker: receives batches of documents, replies with one EncodedBatch per batch
+ * (its typed arrays transferred, not copied) and the time it spent, so the pool can report
+ * how busy its workers were.
+ */
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
 const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true);
 parentPort!.on('message', (msg: { batch: number; docs: TokenizeRequest[] }) => {
-  const results: TokenizeResult[] = msg.docs.map((d) => encodeForPacking(tokenizer, d));
-  const transfer = results.flatMap((r) => (r.ids ? [r.ids.buffer, r.mask!.buffer, r.boundaries!.buffer] : []));
-  parentPort!.postMessage({ batch: msg.batch, results }, transfer as ArrayBuffer[]);
+  const t0 = performance.now();
+  const result = encodeBatch(tokenizer, msg.docs);
+  const transfer = [result.ids, result.mask, result.boundaries, result.lens, result.boundaryCounts, result.masked].map((a) => a.buffer as ArrayBuffer);
+  parentPort!.postMessage({ batch: msg.batch, result, busyMs: performance.now() - t0 }, transfer);
 });
 parentPort!.postMessage({ ready: true });

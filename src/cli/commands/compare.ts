@@ -6,6 +6,7 @@ import { addOptions, resolveFlags } from '../options.js';
 import { PACK_OPTIONS, PACKER_KEYS, resolvePackOptions } from '../../job/pack-options.js';
 import {
   compareStrategiesFrom,
+  strategyRow,
   LENGTH_ORDERS,
   orderLengths,
   readLengthFile,
@@ -116,23 +117,10 @@ function progressBar(path: string): cliProgress.SingleBar | undefined {
   return bar;
 }
 
-const pct = (x: number, digits: number) => `${(100 * x).toFixed(digits)}%`;
-
 /** The side-by-side table. */
 export function formatTable(figures: Record<string, StrategyFigures>, L: number): string {
   const header = ['strategy', 'fragmentation', 'padding', 'bins', 'lower_bound', 'bins/lb', 'units', 'overlong', 'dropped_tok', 'duplicated_tok'];
-  const rows = Object.entries(figures).map(([name, f]) => [
-    name,
-    pct(f.fragmentation_rate, 2),
-    pct(f.padding_rate, 4),
-    String(f.bins),
-    String(f.lower_bound),
-    f.lower_bound ? (f.bins / f.lower_bound).toFixed(5) : '-',
-    String(f.units),
-    String(f.overlong_docs),
-    String(f.dropped_tokens),
-    String(f.duplicated_tokens),
-  ]);
+  const rows = Object.entries(figures).map(([name, f]) => strategyRow(name, f));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const first = Object.values(figures)[0];

@@ -27,6 +27,14 @@ function dedupOptions(cmd: Command): Command {
     .option('--work-dir <dir>', 'where sorted runs spill (default: beside --out)');
 }
 
+/** The flags both dedup passes take: this process's rank and quiet output. */
+function rankFlags(cmd: Command): Command {
+  return cmd
+    .option('--rank <r>', 'this process is rank r of --world-size', intOption('--rank'))
+    .option('--world-size <w>', 'number of ranks', intOption('--world-size', 1))
+    .option('--quiet', 'print nothing but errors');
+}
+
 function resolveFromFlags(o: Record<string, unknown>): DedupOptions {
   const pick = ['near', 'shingle', 'bands', 'rows', 'minTokens', 'threshold', 'memoryMb', 'dryRun', 'workDir'];
   return resolveDedupOptions(Object.fromEntries(pick.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])));
@@ -77,14 +85,11 @@ function registerDedup(program: Command): void {
 /** `dedup count`, `dedup merge`, `dedup apply`: the two passes over several ranks, with the merge between. */
 function registerDedupRanks(dedup: Command): void {
   dedupOptions(
-    dedup
+    rankFlags(dedup
       .command('count')
       .description('Pass 1 on one rank: write the dedup index (content hashes, keepers, signatures) of the documents this rank owns')
       .argument('<inputs...>', 'documents (files or folders)')
-      .requiredOption('--out <file>', 'the index file to write')
-      .option('--rank <r>', 'this process is rank r of --world-size', intOption('--rank'))
-      .option('--world-size <w>', 'number of ranks', intOption('--world-size', 1))
-      .option('--quiet', 'print nothing but errors'),
+      .requiredOption('--out <file>', 'the index file to write')),
   ).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const options = resolveFromFlags(o);
@@ -110,16 +115,13 @@ function registerDedupRanks(dedup: Command): void {
     );
 
   dedupOptions(
-    dedup
+    rankFlags(dedup
       .command('apply')
       .description('Pass 2: drop the duplicates the (merged) index names, for the documents this rank owns')
       .argument('<inputs...>', 'documents (files or folders)')
       .requiredOption('--index <file>', 'index from `dedup count` or `dedup merge`')
       .requiredOption('--out <file>', 'output JSONL ("-" for stdout)')
-      .option('--dry-run', 'write every document unchanged, counting what would be removed')
-      .option('--rank <r>', 'this process is rank r of --world-size', intOption('--rank'))
-      .option('--world-size <w>', 'number of ranks', intOption('--world-size', 1))
-      .option('--quiet', 'print nothing but errors'),
+      .option('--dry-run', 'write every document unchanged, counting what would be removed')),
   ).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const options = resolveFromFlags(o);

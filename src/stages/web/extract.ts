@@ -1,3 +1,4 @@
+import { dropTitleHeading, trimEdges } from './edges.js';
 import { Element, Text, attr, classAndId, descendants, findFirst, textOf, type AnyNode, type Document } from './html.js';
 
 /**
@@ -31,8 +32,8 @@ export const EXTRACT_PASS_NAMES = ['strict', 'keep_unlikely', 'no_class_weights'
 
 /** The pass tried when every pass of EXTRACT_ATTEMPTS yields less than the minimum text. */
 export const INCLUSIVE_ATTEMPT: ExtractFlags = { stripUnlikely: false, weightClasses: false, cleanConditionally: false, inclusive: true };
-/** Tags that the inclusive pass keeps although they are usually page furniture. */
-const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label']);
+/** Tags that the inclusive pass keeps although they are usually page furniture (some blogs serve the post in `<noscript>`). */
+const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label', 'noscript']);
 
 export interface Extraction {
   title: string;
@@ -45,7 +46,7 @@ export interface Extraction {
 /** Elements that are never content. */
 const JUNK_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
-  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label',
+  'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 const UNLIKELY =
@@ -100,9 +101,31 @@ function hasPre(e: Element): boolean {
   return false;
 }
 
+/** Tags that belong in `<head>`; a head holding anything else swallowed the body (no `<body>` tag). */
+const HEAD_TAGS = new Set(['title', 'meta', 'link', 'script', 'style', 'base', 'noscript', 'template']);
+
+function headHoldsBody(head: Element): boolean {
+  return head.children.some((c) => c instanceof Element && !HEAD_TAGS.has(c.name));
+}
+
+/**
+ * Elements that hold the page's `<main>`: broken markup (an unclosed `<header>` or `<aside>`)
+ * can put the whole page inside one, and then it is not page furniture. (`<article>` does not
+ * count: sidebars list teasers as articles.)
+ */
+function articleHolders(doc: Document): Set<Element> {
+  const holders = new Set<Element>();
+  for (const e of descendants(doc)) {
+    if (e.name !== 'main' && attr(e, 'role') !== 'main') continue;
+    for (let p = parentElement(e); p && !holders.has(p); p = parentElement(p)) holders.add(p);
+  }
+  return holders;
+}
+
 /** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
+  const holders = articleHolders(doc);
   const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
   while (stack.length) {
     const [n, inArticle] = stack.pop()!;
@@ -110,13 +133,14 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const name = n.name;
     const role = attr(n, 'role');
     const names = classAndId(n);
+    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
     const drop =
-      (JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name))) ||
-      (name === 'header' && !inArticle && !flags.inclusive) ||
+      (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
+      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n)) ||
       (isHidden(n) && !flags.inclusive) ||
-      JUNK_ROLES.test(role) ||
+      (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !hasPre(n));
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n));
     if (drop) {
       removed.add(n);
       continue;
@@ -346,6 +370,7 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
       if (!s || s.pre > 0) continue;
       if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
+      else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && isReadAlsoOrCaption(textOf(e))) removed.add(e);
     }
   }
 }
@@ -357,6 +382,21 @@ function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<
 const READ_MORE =
   /^\s*(related (articles|posts|stories|content)|read (more|also|next)|you (may|might) also like|see also|recommended( for you)?|more (stories|articles) (from|on|about)|das könnte (dich|sie) auch interessieren|(das|dies) (thema )?könnte (dich|sie) auch interessieren|auch interessant|lesen sie (auch|hier)|auch lesen|schon gelesen|weitere (artikel|beiträge|news|themen)( zum thema)?|mehr (zum thema|themen)|zum weiterlesen|beiträge zum thema|ähnliche (artikel|beiträge)|à lire aussi|lire aussi|sur le même sujet|voir aussi|lea también|te puede interesar|también te puede interesar|noticias relacionadas|leggi anche|potrebbe interessarti|articoli correlati)\b[^.]{0,40}[:.!?…]?\s*$/i;
 const READ_MORE_MAX_CHARS = 80;
+/** A line that points at another story: "Lea también: <headline>", "Read more: ...", "Czytaj też: ...". */
+const READ_ALSO =
+  /^\W*(lea( también| más)?|lee también|(le|te) puede interesar|(vea|ver|lee|mira) también|puedes ver|mira|leia( também| mais)?|veja também|read (more|also|next)|also read|see also|related|lesen sie (auch|mehr|hier)|auch interessant|mehr zum thema|siehe auch|(à )?lire aussi|voir aussi|leggi anche|czytaj (też|także|również|więcej)|zobacz (też|także|również))\s*[:»>]/i;
+const READ_ALSO_MAX_CHARS = 250;
+/**
+ * An image caption outside `<figcaption>`: a line that starts as a figure legend ("Abbildung 4:",
+ * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...").
+ */
+const CAPTION =
+  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de)\s*:)[^.!?]{0,80}$/i;
+const CAPTION_MAX_CHARS = 300;
+
+function isReadAlsoOrCaption(text: string): boolean {
+  return READ_ALSO.test(text) || (text.length <= CAPTION_MAX_CHARS && CAPTION.test(text.trim()));
+}
 
 function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): void {
   removed.add(e);
@@ -382,14 +422,29 @@ function leadsBefore(top: Element, stats: Map<Element, Stats>, removed: Set<Elem
   for (let i = 0; i < LEAD_LEVELS && scope && scope.name !== 'body'; i++) scope = parentElement(scope);
   if (!scope || scope === top) return [];
   const leads: Element[] = [];
+  let afterHeading = false;
   for (const e of descendants(scope, (x) => removed.has(x) || x === top || leads.includes(x))) {
-    if (e === top) break;
-    if (isAncestor(e, top) || !LEAD.test(classAndId(e))) continue;
+    // Only right under the title: another heading in between starts some other block (a teaser list).
+    if (e.name === 'h1') afterHeading = true;
+    else if (/^h[2-6]$/.test(e.name)) afterHeading = false;
+    if (isAncestor(e, top)) continue;
     const s = stats.get(e);
-    if (s && s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+    if (!s) continue;
+    if (LEAD.test(classAndId(e))) {
+      if (s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
+    } else if (afterHeading && isProseNearTitle(e, s)) leads.push(e);
   }
   return leads.filter((e) => precedes(e, top));
 }
+
+/**
+ * Content near the title: a paragraph of prose between the page's `<h1>` and the scored body is
+ * the article's lead, whatever its class says (news pages set it in the article header).
+ */
+function isProseNearTitle(e: Element, s: Stats): boolean {
+  return e.name === 'p' && s.text >= NEAR_TITLE_PROSE_CHARS && linkDensity(s) < 0.2 && !CHROME.test(classAndId(e));
+}
+const NEAR_TITLE_PROSE_CHARS = 100;
 
 /** Whether a comes before b in document order (and is not inside it). */
 function precedes(a: Element, b: Element): boolean {
@@ -431,6 +486,18 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 const OUTER_PROSE_CHARS = 200;
 
 const CONDITIONAL_MAX_SHARE = 0.5;
+/**
+ * Paragraphs of prose with few links are the article (a second column, a text widget), whatever
+ * the block's class or the images beside them: conditional cleaning is for link farms and galleries.
+ */
+function isProseBlock(s: Stats): boolean {
+  // Teaser lists (a headline and a line each) have an item per paragraph, or headings for much of their text.
+  return s.p >= PROSE_BLOCK_PARAGRAPHS && s.li < s.p && s.text >= PROSE_BLOCK_CHARS && linkDensity(s) < 0.15 && s.heading < s.text * 0.15 && s.input === 0 && s.embed === 0;
+}
+const PROSE_BLOCK_PARAGRAPHS = 2;
+/** Reader comments are prose too, but not the article. */
+const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
+const PROSE_BLOCK_CHARS = 200;
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
@@ -443,6 +510,7 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
       if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
+      if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
       if (weight + (scores.get(e) ?? 0) < 0) {
         removed.add(e);
         continue;
@@ -488,6 +556,11 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const top = pickTop(body, scores);
   const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
-  if (!flags.inclusive) pruneChrome(roots, stats, removed);
+  // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
+  if (!flags.inclusive) {
+    pruneChrome(roots, stats, removed);
+    trimEdges(roots, stats, removed);
+  }
+  dropTitleHeading(roots, removed, title);
   return { title, roots, removed };
 }

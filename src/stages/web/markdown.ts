@@ -151,6 +151,12 @@ function prefixLines(text: string, first: string, rest: string): string {
     .join('\n');
 }
 
+const CODE_CHROME_MAX_CHARS = 40;
+
+function collapsedTextLength(e: Element): number {
+  return textOf(e).replace(/\s+/g, ' ').trim().length;
+}
+
 export class MarkdownRenderer {
   readonly codeBlocks: CodeBlock[] = [];
   /** Elements with a code block inside: never flattened as inline text. */
@@ -161,12 +167,14 @@ export class MarkdownRenderer {
     private readonly options: MarkdownOptions = {},
   ) {}
 
-  render(roots: Element[], title: string): Rendered {
+  /**
+   * The page's `<title>` is not added as a heading: it is `meta.title`, and it is not the
+   * article's text (it often carries the site name, and no reference extraction includes it).
+   */
+  render(roots: Element[]): Rendered {
     for (const r of roots) this.markCodeHolders(r);
     const blocks: Block[] = [];
     for (const r of roots) append(blocks, this.element(r));
-    const first = blocks[0]?.text ?? '';
-    if (title && !(first.startsWith('#') && first.replace(/^#+\s*/, '').trim() === title)) blocks.unshift({ text: `# ${title}` });
     return { markdown: blocks.map((b) => b.text).join('\n\n'), codeBlocks: this.codeBlocks };
   }
 
@@ -181,7 +189,8 @@ export class MarkdownRenderer {
   }
 
   private skip(e: Element): boolean {
-    return this.removed.has(e) || isCodeChrome(e);
+    // A copy button is a few words; a block of text whose class happens to say "copy" is content.
+    return this.removed.has(e) || (isCodeChrome(e) && (e.name === 'button' || collapsedTextLength(e) <= CODE_CHROME_MAX_CHARS));
   }
 
   private isInline(e: Element): boolean {

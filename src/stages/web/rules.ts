@@ -35,12 +35,12 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
   let best: { rendered: Rendered; length: number; pass: number } | undefined;
   const attempt = (flags: ExtractFlags, pass: number) => {
     const { roots, removed } = extractMainContent(doc, flags, title);
-    const rendered = new MarkdownRenderer(removed, options).render(roots, title);
-    const length = rendered.markdown.length - title.length;
+    const rendered = new MarkdownRenderer(removed, options).render(roots);
+    const length = rendered.markdown.length;
     if (!best || length > best.length) best = { rendered, length, pass };
     return length;
   };
   for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
-  if (best!.length < (options.minTextChars ?? 0) + 2) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
+  if (best!.length < (options.minTextChars ?? 0)) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
   return { ok: true, title, markdown: best!.rendered.markdown, codeBlocks: best!.rendered.codeBlocks, pass: best!.pass };
 }

@@ -92,7 +92,8 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
     ctx.ledger.drop('too_little_text', `${where(doc)}: ${body.length} characters of text after extraction (minimum ${minChars})`);
     return undefined;
   }
-  if (recent.check(contentHash(r.markdown))) {
+  // The title is part of what makes a page itself: two pages with one body and two titles are two pages.
+  if (recent.check(contentHash(`${r.title}\n${r.markdown}`))) {
     ctx.ledger.drop('duplicate', `${where(doc)}: same content as an earlier page`);
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { SyntaxNode, Tree } from '@lezer/common';
-import { callContext, dottedText, emptyFacts, trimEnd, type FileFacts, type FunctionLanguage, type LocalDef, type ModuleRef, type ParseAlone } from './model.js';
+import { callContext, dottedText, emptyFacts, innermostFunction, markParseError, trimEnd, type FileFacts, type FunctionLanguage, type LocalDef, type ModuleRef, type ParseAlone } from './model.js';
 
 /**
  * Definitions, calls, imports (ES `import`, CommonJS `require`) and exports (`export`,
@@ -24,19 +24,11 @@ const moduleRef = (text: string, str: SyntaxNode | null): ModuleRef | undefined 
 export function javascriptFacts(path: string, text: string, tree: Tree, language: FunctionLanguage): FileFacts {
   const facts = emptyFacts(path, language);
   const stack: Frame[] = [];
-  const innermostFunction = () => {
-    for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.kind === 'function') return stack[i];
-    return undefined;
-  };
   tree.iterate({
     enter(ref) {
-      if (ref.type.isError) {
-        facts.hasError = true;
-        for (const f of stack) if (f.def) f.def.hasError = true;
-        return;
-      }
+      if (ref.type.isError) return markParseError(facts, stack);
       const name = ref.name;
-      const fn = innermostFunction();
+      const fn = innermostFunction(stack);
       if (fn?.def) countComplexity(fn.def, name, ref.node, text);
       if (name === 'ImportDeclaration') return readImport(ref.node, text, facts);
       if (name === 'ExportDeclaration') readExport(ref.node, text, facts);
@@ -50,7 +42,7 @@ export function javascriptFacts(path: string, text: string, tree: Tree, language
       const top = stack[stack.length - 1];
       if (!top || top.node.from !== ref.from || top.node.to !== ref.to || top.node.name !== ref.name) return;
       stack.pop();
-      const outer = innermostFunction();
+      const outer = innermostFunction(stack);
       if (top.def && outer?.def) {
         outer.def.statements += top.def.statements;
         outer.def.cyclomatic += top.def.cyclomatic - 1;

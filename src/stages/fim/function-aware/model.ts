@@ -102,6 +102,18 @@ export interface ScopeFrame {
   def?: LocalDef;
 }
 
+/** The innermost function frame of a walk (classes and other scopes skipped). */
+export function innermostFunction<F extends ScopeFrame>(stack: readonly F[]): F | undefined {
+  for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.kind === 'function') return stack[i];
+  return undefined;
+}
+
+/** A parse error marks the file and every function it falls inside (their spans are not trusted). */
+export function markParseError(facts: FileFacts, stack: readonly ScopeFrame[]): void {
+  facts.hasError = true;
+  for (const f of stack) if (f.def) f.def.hasError = true;
+}
+
 /** Where a call made inside `stack` looks names up: the enclosing functions and the method's class. */
 export function callContext(stack: readonly ScopeFrame[], at: number): Omit<CallSite, 'callee'> {
   const scopes: string[] = [];

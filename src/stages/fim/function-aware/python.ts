@@ -1,5 +1,5 @@
 import type { SyntaxNode, Tree } from '@lezer/common';
-import { callContext, dottedText, emptyFacts, trimEnd, type Binding, type FileFacts, type LocalDef } from './model.js';
+import { callContext, dottedText, emptyFacts, innermostFunction, markParseError, trimEnd, type Binding, type FileFacts, type LocalDef } from './model.js';
 
 /**
  * Definitions, calls and imports of one Python file, from its @lezer/python tree.
@@ -21,19 +21,11 @@ const DECISIONS = new Set(['if', 'elif', 'for', 'while', 'except', 'and', 'or', 
 export function pythonFacts(path: string, text: string, tree: Tree): FileFacts {
   const facts = emptyFacts(path, 'python');
   const stack: Frame[] = [];
-  const innermostFunction = () => {
-    for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.kind === 'function') return stack[i];
-    return undefined;
-  };
   tree.iterate({
     enter(ref) {
-      if (ref.type.isError) {
-        facts.hasError = true;
-        for (const f of stack) if (f.def) f.def.hasError = true;
-        return;
-      }
+      if (ref.type.isError) return markParseError(facts, stack);
       const name = ref.name;
-      const fn = innermostFunction();
+      const fn = innermostFunction(stack);
       if (fn?.def) countComplexity(fn, name, ref.from);
       if (name === 'ImportStatement') {
         readImport(text.slice(ref.from, ref.to), facts.bindings, facts.stars);
@@ -49,7 +41,7 @@ export function pythonFacts(path: string, text: string, tree: Tree): FileFacts {
     leave(ref) {
       if (ref.name !== 'FunctionDefinition' && ref.name !== 'ClassDefinition') return;
       const done = stack.pop()!;
-      const outer = innermostFunction();
+      const outer = innermostFunction(stack);
       // A nested function is part of its outer function's middle: its figures count there too.
       if (done.def && outer?.def) {
         outer.def.statements += done.def.statements;

@@ -1,0 +1,132 @@
+import { Element, descendants, textOf } from './html.js';
+import { wordTokens } from './tokens.js';
+
+/**
+ * Boilerplate at the edges of the chosen content, classified paragraph by paragraph as jusText
+ * does (length, link density, stock phrases), but only where boilerplate gathers: after the
+ * last block of real prose (share bars, "more on this", author boxes, credits, copyright, app
+ * and newsletter pitches) and before the first (dates, bylines, counters, ad notices). Prose in
+ * the middle of the article is never touched.
+ */
+export interface BlockFigures {
+  text: number;
+  linkText: number;
+  pre: number;
+}
+
+/** Leaf blocks: the units that are classified (a paragraph, a heading, a list item, a table). */
+const LEAF_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dt', 'dd', 'pre', 'table', 'blockquote', 'figure', 'div', 'section', 'address', 'tr']);
+const HEADING = /^h[1-6]$/;
+
+/**
+ * Stock phrases of page chrome, in the languages of the web: copyright and licence lines,
+ * photo credits, sharing, comments, newsletters and apps, ads, author boxes, "back" links.
+ */
+const CHROME_PHRASE =
+  /©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer|drucken|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|full story|paywall/i;
+const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
+/** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
+const PROSE_CHARS = 120;
+const SENTENCE_CHARS = 15;
+/** Never trim more than this share of the content: a page that is all short blocks (a recipe, a table) is left alone. */
+const MAX_TRIMMED_SHARE = 0.3;
+/** A block this short that holds a stock phrase is chrome (a longer one is prose that mentions it). */
+const PHRASE_MAX_CHARS = 300;
+
+interface Leaf {
+  e: Element;
+  text: string;
+  figures: BlockFigures;
+}
+
+function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): Leaf[] {
+  const out: Leaf[] = [];
+  const skip = (x: Element) => removed.has(x);
+  const visit = (e: Element) => {
+    const f = figures.get(e);
+    if (!f || f.text === 0) return false;
+    const hasLeafChild = e.children.some((c) => c instanceof Element && LEAF_TAGS.has(c.name) && !removed.has(c) && (figures.get(c)?.text ?? 0) > 0);
+    if (LEAF_TAGS.has(e.name) && !hasLeafChild) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
+    return hasLeafChild || !LEAF_TAGS.has(e.name);
+  };
+  for (const root of roots) {
+    if (removed.has(root)) continue;
+    if (!visit(root)) continue;
+    const stack: Element[] = [];
+    const pushChildren = (e: Element) => {
+      for (let i = e.children.length - 1; i >= 0; i--) {
+        const c = e.children[i]!;
+        if (c instanceof Element && !removed.has(c)) stack.push(c);
+      }
+    };
+    pushChildren(root);
+    while (stack.length) {
+      const e = stack.pop()!;
+      if (visit(e)) pushChildren(e);
+    }
+  }
+  return out;
+}
+
+/** Real prose: long enough, or a full sentence, with few links and no stock phrase. */
+function isProse(l: Leaf): boolean {
+  if (l.figures.pre > 0) return true; // code is never page chrome
+  if (HEADING.test(l.e.name)) return false;
+  const ld = l.figures.linkText / l.figures.text;
+  if (ld > 0.4) return false;
+  if (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text)) return false;
+  return l.text.length >= PROSE_CHARS || (l.text.length >= SENTENCE_CHARS && SENTENCE_END.test(l.text));
+}
+
+/** Removes the non-prose blocks after the last prose block, and dates, counters and notices before the first. */
+export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): void {
+  const ls = leaves(roots, figures, removed);
+  const total = ls.reduce((a, l) => a + l.figures.text, 0);
+  if (!total) return;
+  let last = ls.length - 1;
+  while (last >= 0 && !isProse(ls[last]!)) last--;
+  if (last < 0) return;
+  // Chrome starts at the first clearly bad block after the prose (a link list, a stock phrase, a
+  // heading with nothing under it); short lines before it are the article's own ending.
+  let first = last + 1;
+  while (first < ls.length && !isTailChrome(ls[first]!)) first++;
+  const tail = ls.slice(first);
+  const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
+  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) removed.add(l.e);
+  for (const l of ls.slice(0, last)) {
+    if (isProse(l)) break;
+    if (isHeadChrome(l)) removed.add(l.e);
+  }
+}
+
+function isTailChrome(l: Leaf): boolean {
+  return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
+}
+
+/** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
+const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
+function isHeadChrome(l: Leaf): boolean {
+  if (HEADING.test(l.e.name) || l.figures.pre > 0) return false;
+  const t = l.text;
+  if (t.length > 200) return false;
+  const ld = l.figures.linkText / l.figures.text;
+  return (t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t)) || ld > 0.6 || CHROME_PHRASE.test(t);
+}
+
+/** Readability drops the content's heading that repeats the page title (it is meta.title, not text). */
+export function dropTitleHeading(roots: Element[], removed: Set<Element>, title: string): void {
+  if (!title) return;
+  const titleWords = new Set(wordTokens(title));
+  if (!titleWords.size) return;
+  for (const root of roots) {
+    for (const e of descendants(root, (x) => removed.has(x))) {
+      if (e.name !== 'h1' && e.name !== 'h2') continue;
+      const words = wordTokens(textOf(e));
+      if (!words.length) continue;
+      const shared = words.filter((w) => titleWords.has(w)).length;
+      // The heading is the title (or the title minus the site name): most of its words are the title's.
+      if (shared / words.length >= 0.8 && shared / titleWords.size >= 0.5) removed.add(e);
+      return;
+    }
+  }
+}
