@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
 /** The file that marks a folder as a midpack output (see src/job/out-dir.ts). */
 export const OUTPUT_MARKER = '.midpack-output.json';
@@ -59,6 +59,38 @@ export function expandInputs(inputs: string[], accept: (name: string) => boolean
     else add(input);
   }
   return out;
+}
+
+/**
+ * Names input files by what they are, not where they sit on this machine, so ids, seeded
+ * choices and the bytes written stay the same when the data moves to another folder or node.
+ * An input is named by the shortest tail of its absolute path that no other input shares
+ * (`repo`, or `a/data` and `b/data` when two inputs end alike); a file under it by that name
+ * and its path below it. A file under two inputs takes the innermost one.
+ */
+export function portableNamer(inputs: readonly string[]): (file: string) => string {
+  const roots = [...new Set(inputs.filter((i) => i !== '-').map((i) => resolve(i)))];
+  const labels = new Map(roots.map((r) => [r, shortestUniqueTail(r, roots)]));
+  return (file) => {
+    if (file === '-') return '-';
+    const abs = resolve(file);
+    let root: string | undefined;
+    for (const r of roots) if ((abs === r || abs.startsWith(r.endsWith(sep) ? r : r + sep)) && (!root || r.length > root.length)) root = r;
+    if (root === undefined) return abs.split(sep).filter(Boolean).join('/');
+    const below = relative(root, abs).split(sep).join('/');
+    const label = labels.get(root)!;
+    return below ? (label ? `${label}/${below}` : below) : label;
+  };
+}
+
+function shortestUniqueTail(root: string, roots: readonly string[]): string {
+  const parts = root.split(sep).filter(Boolean);
+  const others = roots.filter((r) => r !== root).map((r) => r.split(sep).filter(Boolean));
+  for (let k = 1; k <= parts.length; k++) {
+    const tail = parts.slice(-k).join('/');
+    if (others.every((o) => o.slice(-k).join('/') !== tail)) return tail;
+  }
+  return parts.join('/');
 }
 
 export const isJsonl = (name: string) => /\.jsonl(\.gz|\.zst|\.zstd)?$/.test(name);

@@ -4,18 +4,19 @@ import type { Ledger } from '../../core/ledger.js';
 import { stableId } from '../../core/random.js';
 import type { Doc } from '../../doc/document.js';
 import { readDocumentFile } from '../../io/documents.js';
-import { expandInputs, isJsonl } from '../../io/inputs.js';
+import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
 import { decodeText } from './text.js';
 
 const IN_GIT_DIR = /(^|[/\\])\.git[/\\]/;
 
 /**
  * The FIM stage's inputs: JSONL documents, or plain code files and folders (each file one
- * `text` document, id from the seed and its path). Files over `maxFileBytes`, binary files
+ * `text` document, id from the seed and its portable name, see `portableNamer`). Files over `maxFileBytes`, binary files
  * and files that are not UTF-8 are counted and dropped; a `.git` folder is never read.
  */
 export async function* fimInputDocs(inputs: string[], ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
-  for (const input of inputs) yield* inputDocs(input, ledger, seed, maxFileBytes, owns);
+  const nameOf = portableNamer(inputs);
+  for (const input of inputs) yield* inputDocs(input, nameOf, ledger, seed, maxFileBytes, owns);
 }
 
 /**
@@ -27,7 +28,7 @@ export function sourceName(input: string, file: string): string {
   return relative(input, file).split(sep).join('/');
 }
 
-async function* inputDocs(input: string, ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
+async function* inputDocs(input: string, nameOf: (file: string) => string, ledger: Ledger, seed: number, maxFileBytes: number, owns?: (key: string) => boolean): AsyncIterable<Doc> {
   for (const file of expandInputs([input], () => true)) {
     if (IN_GIT_DIR.test(file)) continue;
     if (isJsonl(file) || file === '-') {
@@ -48,6 +49,6 @@ async function* inputDocs(input: string, ledger: Ledger, seed: number, maxFileBy
     }
     const dot = file.lastIndexOf('.');
     const ext = dot > file.lastIndexOf('/') ? file.slice(dot + 1).toLowerCase() : '';
-    yield { id: stableId(seed, file), kind: 'text', source: file, text, meta: { path: sourceName(input, file), ...(ext ? { extension: ext } : {}) } };
+    yield { id: stableId(seed, nameOf(file)), kind: 'text', source: file, text, meta: { path: sourceName(input, file), ...(ext ? { extension: ext } : {}) } };
   }
 }

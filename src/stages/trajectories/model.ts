@@ -34,6 +34,8 @@ export type InputFormat = (typeof INPUT_FORMATS)[number];
 export interface Trajectory {
   /** The input file, and `:LINE` for a JSONL row. */
   source: string;
+  /** Where it was read from without this machine's folders (see `portableNamer`): seeds its id and template. */
+  key?: string;
   format: InputFormat;
   /** messages[0] is always the system message ('' when the input had none). */
   messages: Message[];

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
 import { Rng, stableId } from '../../core/random.js';
-import { expandInputs, isJsonl } from '../../io/inputs.js';
+import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { parseTrajectory, renderTrajectory, type Rendered, type Template } from './chatml.js';
 import { REASONS, TrajectoryError, firstDifference, type Trajectory } from './model.js';
@@ -27,7 +27,7 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
   const stats = new TrajectoryStats();
   ctx.stats.trajectories = stats.json;
   for await (const t of readTrajectories(inputs, o, ctx)) {
-    const names: TemplateName[] = o.allTemplates ? [...TEMPLATE_NAMES] : [new Rng(ctx.seed, 'trajectory-template', t.source).weighted(o.templates)];
+    const names: TemplateName[] = o.allTemplates ? [...TEMPLATE_NAMES] : [new Rng(ctx.seed, 'trajectory-template', t.key ?? t.source).weighted(o.templates)];
     const kept: Doc[] = [];
     let failure: TrajectoryError | undefined;
     for (const name of names) {
@@ -74,7 +74,7 @@ export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryErr
 function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: TrajectoriesOptions, seed: number): Doc {
   const toolCalls = t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
   const doc: Doc = {
-    id: stableId(seed, 'trajectory', t.source, template),
+    id: stableId(seed, 'trajectory', t.key ?? t.source, template),
     kind: 'trajectory',
     source: t.source,
     text: r.text,
@@ -101,12 +101,13 @@ function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: Trajectori
 /** Every trajectory of the inputs this rank owns, in input order; unreadable ones counted by reason. */
 async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext): AsyncIterable<Trajectory> {
   const { ledger, owns } = ctx;
+  const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isTrajectoryFile)) {
     if (file.endsWith('.traj')) {
       if (owns && !owns(file)) continue;
       ledger.input();
       try {
-        yield readTrajFile(file, o.maxTrajectoryBytes);
+        yield { ...readTrajFile(file, o.maxTrajectoryBytes), key: nameOf(file) };
       } catch (e) {
         dropOrThrow(e, ctx);
       }
@@ -115,7 +116,8 @@ async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: 
     for await (const rec of readJsonl(file, ledger, o.maxTrajectoryBytes, owns)) {
       const source = `${file}:${rec.lineNo}`;
       try {
-        yield readRow(rec.value, source);
+        // Keyed by the portable name, not the path: the id and the drawn template do not move with the data.
+        yield { ...readRow(rec.value, source), key: `${nameOf(file)}:${rec.lineNo}` };
       } catch (e) {
         dropOrThrow(e, ctx);
       }

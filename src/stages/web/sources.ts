@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Doc } from '../../doc/document.js';
 import { stableId } from '../../core/random.js';
 import type { StageContext } from '../../core/stage.js';
-import { expandInputs, isJsonl } from '../../io/inputs.js';
+import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { charsetFromContentType, decodeHtml, looksBinary } from './encoding.js';
 import { parseHttpResponse, readWarc } from './warc.js';
@@ -33,24 +33,27 @@ export function pageDoc(seed: number, identity: string, html: string, meta: Reco
 const TEXTUAL_TYPE = /^\s*(text\/html|application\/xhtml\+xml|text\/plain|application\/xml|text\/xml)?\s*(;|$)/i;
 
 export async function* readWebInputs(inputs: string[], ctx: StageContext, options: WebSourceOptions): AsyncIterable<Doc> {
+  const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isWebInput)) {
-    if (isWarc(file)) yield* readWarcPages(file, ctx, options);
-    else if (isJsonl(file)) yield* readJsonlPages(file, ctx);
+    // Pages without a URL are known by the file's portable name: their ids do not move with the data.
+    const name = nameOf(file);
+    if (isWarc(file)) yield* readWarcPages(file, name, ctx, options);
+    else if (isJsonl(file)) yield* readJsonlPages(file, name, ctx);
     else if (!ctx.owns || ctx.owns(`page:${file}`)) {
-      const page = readHtmlFile(file, ctx, options);
+      const page = readHtmlFile(file, name, ctx, options);
       if (page) yield page;
     }
   }
 }
 
-function readHtmlFile(file: string, ctx: StageContext, options: WebSourceOptions): Doc | undefined {
+function readHtmlFile(file: string, name: string, ctx: StageContext, options: WebSourceOptions): Doc | undefined {
   ctx.ledger.input();
   const size = statSync(file).size;
   if (size > options.maxPageBytes) {
     ctx.ledger.drop('too_large', `${file}: page of ${size} bytes is over the limit of ${options.maxPageBytes}`);
     return undefined;
   }
-  return decodePage(readFileSync(file), undefined, file, ctx, { path: file }, file);
+  return decodePage(readFileSync(file), undefined, name, ctx, { path: name }, file);
 }
 
 function decodePage(bytes: Buffer, contentType: string | undefined, identity: string, ctx: StageContext, meta: Record<string, unknown>, where: string): Doc | undefined {
@@ -63,7 +66,7 @@ function decodePage(bytes: Buffer, contentType: string | undefined, identity: st
   return pageDoc(ctx.seed, identity, decoded.text, { ...meta, charset: decoded.charset });
 }
 
-async function* readJsonlPages(file: string, ctx: StageContext): AsyncIterable<Doc> {
+async function* readJsonlPages(file: string, name: string, ctx: StageContext): AsyncIterable<Doc> {
   for await (const rec of readJsonl(file, ctx.ledger, undefined, ctx.owns)) {
     const v = rec.value as Record<string, unknown> | null;
     const where = `${file}:${rec.lineNo}`;
@@ -72,11 +75,12 @@ async function* readJsonlPages(file: string, ctx: StageContext): AsyncIterable<D
       continue;
     }
     const url = typeof v.url === 'string' && v.url ? v.url : undefined;
-    yield pageDoc(ctx.seed, url ?? where, v.html, url ? { url } : { path: where });
+    const line = `${name}:${rec.lineNo}`;
+    yield pageDoc(ctx.seed, url ?? line, v.html, url ? { url } : { path: line });
   }
 }
 
-async function* readWarcPages(file: string, ctx: StageContext, options: WebSourceOptions): AsyncIterable<Doc> {
+async function* readWarcPages(file: string, name: string, ctx: StageContext, options: WebSourceOptions): AsyncIterable<Doc> {
   let skipped = 0;
   for await (const item of readWarc(file, options.maxPageBytes)) {
     if (item.kind === 'broken') {
@@ -120,7 +124,7 @@ async function* readWarcPages(file: string, ctx: StageContext, options: WebSourc
       ctx.ledger.drop('not_text', `${where}: content type ${response.contentType}`);
       continue;
     }
-    const page = decodePage(response.body, response.contentType, url ?? `${file}#${record.index}`, ctx, { ...(url ? { url } : { path: `${file}#${record.index}` }) }, where);
+    const page = decodePage(response.body, response.contentType, url ?? `${name}#${record.index}`, ctx, { ...(url ? { url } : { path: `${name}#${record.index}` }) }, where);
     if (page) yield page;
   }
   webStats(ctx).warc_records_skipped += skipped;
