@@ -19,6 +19,12 @@ export interface StageContext {
   owns?: (recordKey: string) => boolean;
   /** Figures a stage reports (LLM requests, cache hits, documents by ordering...): JSON values only. */
   stats: Record<string, unknown>;
+  /**
+   * Set when a mixture reads a source again for repeat N of its documents (docs/mixing.md): a
+   * reader that makes seeded choices per record (a trajectory's template) draws them afresh from
+   * the seed and N, and keeps each document's first-use id, which names its mixture unit.
+   */
+  repeat?: number;
 }
 
 export type Stage = (docs: AsyncIterable<Doc>, ctx: StageContext) => AsyncIterable<Doc>;

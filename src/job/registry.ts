@@ -33,6 +33,8 @@ export interface SourceEntry<O = never> {
   options: OptionTable;
   resolve: (raw: Record<string, unknown>) => O;
   read: (inputs: string[], options: O, ctx: StageContext) => AsyncIterable<Doc>;
+  /** The reader makes seeded choices per record and honours `ctx.repeat`: mixture repeats read it again. */
+  redraws?: boolean;
 }
 
 export interface StageEntry<O = never> {
@@ -49,7 +51,7 @@ export const SOURCES: Record<string, SourceEntry<any>> = {
   edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource },
   code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },
   documents: { options: {}, resolve: (raw) => resolveTable({}, raw), read: documentsSource },
-  trajectories: { options: TRAJECTORIES_TABLE, resolve: resolveTrajectoriesOptions, read: trajectoriesSource },
+  trajectories: { options: TRAJECTORIES_TABLE, resolve: resolveTrajectoriesOptions, read: trajectoriesSource, redraws: true },
 };
 
 /** Stages that transform documents, for a source's `then:`. */

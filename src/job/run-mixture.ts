@@ -41,6 +41,8 @@ export interface MixtureStepOptions {
   /** Sources whose repeats go through their `then` stages again: their base documents' file. */
   baseFiles: Map<string, string>;
   restage: (source: string, docs: AsyncIterable<Doc>) => AsyncIterable<Doc>;
+  /** Sources without stages whose reader draws per record: read again for each repeat (apply.ts). */
+  reread?: Map<string, (repeat: number) => AsyncIterable<Doc>>;
 }
 
 /** Step 1: this rank's counts (kept in the run folder: a rerun reuses them). */
@@ -89,7 +91,7 @@ export async function mixtureStep(o: MixtureStepOptions): Promise<MixtureStep> {
   type Done = { plan_sha256: string; ledger: LedgerJson; balanced: boolean; tally: ReturnType<MixtureTally['toJSON']>; documents: number };
   let done: Done | undefined = existsSync(doneFile) ? (JSON.parse(readFileSync(doneFile, 'utf8')) as Done) : undefined;
   if (done?.plan_sha256 !== planSha) {
-    const r = await applyMixture({ plan, docsFile: join(o.runDir, 'docs.jsonl'), tokensFile: join(o.runDir, 'doc-tokens.u32'), out: docsFile, baseFiles: o.baseFiles, restage: o.restage });
+    const r = await applyMixture({ plan, docsFile: join(o.runDir, 'docs.jsonl'), tokensFile: join(o.runDir, 'doc-tokens.u32'), out: docsFile, baseFiles: o.baseFiles, restage: o.restage, reread: o.reread });
     done = { plan_sha256: planSha, ledger: r.ledger.toJSON(), balanced: r.ledger.balanced(), tally: r.tally.toJSON(), documents: r.documents };
     writeFileAtomic(doneFile, JSON.stringify(done) + '\n');
   }

@@ -186,7 +186,13 @@ function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDi
     for (const t of source.then) docs = thenStage(t)(docs, defaultContext({ seed: cfg.seed, workDir: join(runDir, 'tmp', `repeat-${name}`), owns }));
     return docs;
   };
-  return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage };
+  const reread = new Map<string, (repeat: number) => AsyncIterable<Doc>>();
+  for (const s of cfg.sources) {
+    if ((s.target?.maxRepeat ?? 1) <= 1 || s.then.length > 0 || !sourceEntry(s.type).redraws) continue;
+    // A throwaway context: the source's ledger and figures were taken when it was first read.
+    reread.set(s.name, (repeat) => sourceDocs(s, defaultContext({ seed: cfg.seed, owns: ownedBy(rank), repeat, log: () => {} })));
+  }
+  return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage, reread };
 }
 
 /** A source that may repeat and has stages keeps its documents as read, for repeats to go through the stages again. */

@@ -14,7 +14,8 @@ import { MIXTURE_REPEAT_KEY, mixtureSourceOf, mixtureUnitOf, repeatId, tagged } 
  * each document kept, dropped (a seeded choice: `dropped_by_sampling`) or kept and repeated. A
  * repeat is a new document `ID#rN`; for a source with `then` stages it is the source's own
  * document renamed and sent through the stages again, so stages that draw from the id (FIM spans
- * and formats) draw afresh for each repeat.
+ * and formats) draw afresh for each repeat; a source whose reader draws (trajectory templates) is
+ * read again with the repeat index.
  */
 export interface ApplyOptions {
   plan: MixturePlan;
@@ -26,6 +27,11 @@ export interface ApplyOptions {
   baseFiles: Map<string, string>;
   /** A source's `then` stages, fresh, over the given documents. */
   restage: (source: string, docs: AsyncIterable<Doc>) => AsyncIterable<Doc>;
+  /**
+   * Sources without stages whose reader draws seeded choices (trajectory templates): the reader
+   * run again for repeat N (`ctx.repeat`), its documents under their first-use ids.
+   */
+  reread?: Map<string, (repeat: number) => AsyncIterable<Doc>>;
 }
 
 export interface ApplyResult {
@@ -64,7 +70,7 @@ export async function applyMixture(o: ApplyOptions): Promise<ApplyResult> {
       await write(doc);
       if (uses > 1) {
         maxUses = Math.max(maxUses, uses);
-        if (o.baseFiles.has(source!)) setOf(repeatedUnits, source!).add(mixtureUnitOf(doc));
+        if (o.baseFiles.has(source!) || o.reread?.has(source!)) setOf(repeatedUnits, source!).add(mixtureUnitOf(doc));
       }
     }
     for (let n = 1; n < maxUses; n++) {
@@ -88,7 +94,7 @@ async function* repeatsOf(o: ApplyOptions, byName: Map<string, SourcePlan>, toke
   for await (const doc of readDocumentFile(o.docsFile, new Ledger())) {
     const len = tokens[i++]!;
     const source = mixtureSourceOf(doc);
-    if (source === undefined || len === NOT_TOKENIZED || o.baseFiles.has(source)) continue;
+    if (source === undefined || len === NOT_TOKENIZED || o.baseFiles.has(source) || o.reread?.has(source)) continue;
     if (usesOf(o.plan, byName, source, mixtureUnitOf(doc)) <= n) continue;
     yield { ...doc, id: repeatId(doc.id, n), meta: { ...doc.meta, [MIXTURE_REPEAT_KEY]: n } };
   }
@@ -103,6 +109,14 @@ async function* repeatsOf(o: ApplyOptions, byName: Map<string, SourcePlan>, toke
       }
     }
     for await (const d of o.restage(source, chosen())) yield tagged(d, source, unitOfRepeat(d), n);
+  }
+  for (const [source, reread] of o.reread ?? []) {
+    const units = repeatedUnits.get(source);
+    if (!units) continue;
+    for await (const d of reread(n)) {
+      if (!units.has(d.id) || usesOf(o.plan, byName, source, d.id) <= n) continue;
+      yield tagged({ ...d, id: repeatId(d.id, n) }, source, d.id, n);
+    }
   }
 }
 

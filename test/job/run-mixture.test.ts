@@ -220,3 +220,35 @@ test('a mixture run killed while packing resumes to the same bytes, for 1 or 2 w
   ok(again);
   assert.ok(Math.abs(json(join(dir, 'resumed', 'report.json')).mixture.sources.small.achieved_share - 0.16) < 0.005);
 });
+
+test('repeats of a trajectory source draw their template afresh from the seed and the repeat index', () => {
+  const out = join(dir, 'trajectories');
+  const path = join(dir, 'trajectories.yaml');
+  writeFileSync(path, YAML.stringify({
+    out,
+    seed: 3,
+    tokenizer: 'qwen3',
+    workers: 1,
+    sources: [
+      { name: 'agents', type: 'trajectories', inputs: [join(repoRoot, 'data-samples', 'trajectories')], share: 0.24, maxRepeat: 4 },
+      { name: 'docs', type: 'documents', inputs: [join(repoRoot, 'data-samples', 'docs')], share: 0.76 },
+    ],
+    pack: { seqLen: 8192, overlong: 'split', rowsPerShard: 16 },
+  }));
+  ok(midpack(['run', path, '--keep-work', '--no-progress']));
+  const mixed = readFileSync(join(out, '.run', 'mixed.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const firstUse = new Map(mixed.filter((d) => d.meta.mixture_repeat === undefined).map((d) => [d.id, d]));
+  const repeats = mixed.filter((d) => d.meta.mixture_repeat !== undefined);
+  const s = json(join(out, 'report.json')).mixture.sources.agents;
+  assert.ok(s.repeat_factor > 3, `agents repeated (factor ${s.repeat_factor})`);
+  assert.equal(repeats.length, s.repeated_documents);
+  for (const d of repeats) {
+    assert.equal(d.id, `${d.meta.mixture_unit}#r${d.meta.mixture_repeat}`);
+    assert.ok(firstUse.has(d.meta.mixture_unit), `${d.id}: its first use is packed too`);
+  }
+  const redrawn = repeats.filter((d) => d.meta.template !== firstUse.get(d.meta.mixture_unit).meta.template);
+  assert.ok(redrawn.length > 0 && redrawn.every((d) => d.text !== firstUse.get(d.meta.mixture_unit).text), `${redrawn.length} of ${repeats.length} repeats in another template`);
+  assert.ok(Math.abs(s.achieved_share - 0.24) < 0.005, `agents: achieved ${s.achieved_share}`);
+  const packed = documentsOf(readRows(out));
+  for (const d of repeats) assert.ok(packed.has(d.id), `repeat ${d.id} is packed`);
+});

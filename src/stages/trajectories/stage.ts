@@ -27,7 +27,7 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
   const stats = new TrajectoryStats();
   ctx.stats.trajectories = stats.json;
   for await (const t of readTrajectories(inputs, o, ctx)) {
-    const names: TemplateName[] = o.allTemplates ? [...TEMPLATE_NAMES] : [new Rng(ctx.seed, 'trajectory-template', t.key ?? t.source).weighted(o.templates)];
+    const names: TemplateName[] = o.allTemplates ? [...TEMPLATE_NAMES] : [drawTemplate(t, o, ctx.seed)];
     const kept: Doc[] = [];
     let failure: TrajectoryError | undefined;
     for (const name of names) {
@@ -39,7 +39,7 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
         stats.rejected(name, bad.reason, bad.message);
         continue;
       }
-      kept.push(toDoc(t, name, r, o, ctx.seed));
+      kept.push(ctx.repeat && !o.allTemplates ? redrawn(t, name, r, o, ctx.seed, ctx.repeat) : toDoc(t, name, r, o, ctx.seed));
       stats.add(name, t, r, o.countTokens?.(r));
     }
     if (kept.length === 0) {
@@ -54,6 +54,25 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
   }
   ctx.stats.trajectories = stats.json;
 }
+
+function drawTemplate(t: Trajectory, o: TrajectoriesOptions, seed: number, repeat?: number): TemplateName {
+  const key = t.key ?? t.source;
+  return new Rng(seed, 'trajectory-template', repeat ? `${key}#r${repeat}` : key).weighted(o.templates);
+}
+
+/**
+ * Repeat N of a mixture: the template drawn afresh from the seed and N, under the first use's id
+ * (the mixture unit). A redrawn template whose sample does not parse back keeps the first one.
+ */
+function redrawn(t: Trajectory, first: TemplateName, firstRendered: Rendered, o: TrajectoriesOptions, seed: number, repeat: number): Doc {
+  const name = drawTemplate(t, o, seed, repeat);
+  const r = name === first ? firstRendered : renderTrajectory(t, TEMPLATES[name], o.lossOn);
+  const parses = name === first || verify(t, TEMPLATES[name], r) === undefined;
+  const doc = parses ? toDoc(t, name, r, o, seed) : toDoc(t, first, firstRendered, o, seed);
+  return { ...doc, id: toDocId(t, first, seed) };
+}
+
+const toDocId = (t: Trajectory, template: TemplateName, seed: number) => stableId(seed, 'trajectory', t.key ?? t.source, template);
 
 /** Parses the sample back with the template's parser and compares messages, calls and the tools its header lists. */
 export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryError | undefined {
@@ -74,7 +93,7 @@ export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryErr
 function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: TrajectoriesOptions, seed: number): Doc {
   const toolCalls = t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
   const doc: Doc = {
-    id: stableId(seed, 'trajectory', t.key ?? t.source, template),
+    id: toDocId(t, template, seed),
     kind: 'trajectory',
     source: t.source,
     text: r.text,
