@@ -48,7 +48,7 @@ export interface StageEntry<O = never> {
 export const SOURCES: Record<string, SourceEntry<any>> = {
   repos: { options: REPOS_OPTIONS, resolve: resolveReposOptions, read: reposSource },
   web: { options: WEB_OPTIONS, resolve: resolveWebOptions, read: webSource },
-  edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource },
+  edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource, redraws: true },
   code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },
   documents: { options: {}, resolve: (raw) => resolveTable({}, raw), read: documentsSource },
   trajectories: { options: TRAJECTORIES_TABLE, resolve: resolveTrajectoriesOptions, read: trajectoriesSource, redraws: true },

@@ -133,10 +133,27 @@ export function verifyEditSample(doc: Pick<Doc, 'text' | 'special_spans' | 'meta
   return 'error' in got || !sameFiles(got, want) ? 'verify_failed_diff' : null;
 }
 
-function formatsFor(cs: ChangeSet, opts: EditOptions, seed: number): EditFormat[] {
+function formatsFor(cs: ChangeSet, opts: EditOptions, seed: number, repeat?: number): EditFormat[] {
   const listed = EDIT_FORMATS.filter((f) => (opts.formats.weights[f] ?? 0) > 0);
   if (opts.formats.mode === 'all') return listed;
-  return [new Rng(seed, 'edit-format', cs.sourceId).weighted(opts.formats.weights as Record<EditFormat, number>)];
+  const key = repeat ? `${cs.sourceId}#r${repeat}` : cs.sourceId;
+  return [new Rng(seed, 'edit-format', key).weighted(opts.formats.weights as Record<EditFormat, number>)];
+}
+
+function verifiedSample(cs: ChangeSet, format: EditFormat, opts: EditOptions, seed: number): BuiltEdit | { reason: string; message: string } {
+  const built = buildEditSample(cs, format, opts, seed);
+  if ('reason' in built) return built;
+  const failure = verifyEditSample(built.doc, built.changes);
+  return failure ? { reason: failure, message: `${cs.sourceId}: ${format}` } : built;
+}
+
+/**
+ * Repeat N of a mixture (`ctx.repeat`): the format drawn afresh from the seed and N, under the
+ * first use's id (the mixture unit). A redrawn format that cannot be built and verified keeps the first.
+ */
+function redrawnSample(cs: ChangeSet, first: BuiltEdit, opts: EditOptions, seed: number, repeat: number): BuiltEdit {
+  const again = verifiedSample(cs, formatsFor(cs, opts, seed, repeat)[0]!, opts, seed);
+  return 'reason' in again ? first : { ...again, doc: { ...again.doc, id: first.doc.id } };
 }
 
 export interface EditStats {
@@ -199,14 +216,9 @@ export async function* editSamples(units: AsyncIterable<EditUnit>, opts: EditOpt
     const samples: BuiltEdit[] = [];
     for (const cs of unit.changeSets) {
       for (const format of formatsFor(cs, opts, ctx.seed)) {
-        const built = buildEditSample(cs, format, opts, ctx.seed);
-        if ('reason' in built) {
-          fail(built.reason, built.message);
-          continue;
-        }
-        const failure = verifyEditSample(built.doc, built.changes);
-        if (failure) fail(failure, `${cs.sourceId}: ${format}`);
-        else samples.push(built);
+        const built = verifiedSample(cs, format, opts, ctx.seed);
+        if ('reason' in built) fail(built.reason, built.message);
+        else samples.push(ctx.repeat && opts.formats.mode !== 'all' ? redrawnSample(cs, built, opts, ctx.seed, ctx.repeat) : built);
       }
     }
     if (samples.length === 0) {
