@@ -46,7 +46,7 @@ export interface StageEntry<O = never> {
 // Each entry pairs a resolver with the reader of its own options type; the maps hold them erased.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export const SOURCES: Record<string, SourceEntry<any>> = {
-  repos: { options: REPOS_OPTIONS, resolve: resolveReposOptions, read: reposSource },
+  repos: { options: REPOS_OPTIONS, resolve: resolveReposOptions, read: reposSource, redraws: true },
   web: { options: WEB_OPTIONS, resolve: resolveWebOptions, read: webSource },
   edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource, redraws: true },
   code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },

@@ -150,13 +150,9 @@ export function* repoDocuments(candidate: RepoCandidate, opts: SerializeOptions,
     if (kept.length) ledger.drop('too_few_files', `${candidate.source}: ${kept.length} kept files, fewer than --min-files ${opts.minFiles}`, kept.length);
     return;
   }
-  const ordering = chooseOrdering(opts.order, ctx.seed, repo);
-  const ordered = orderFiles(ordering, kept, ctx.seed, repo);
-  const withTree = opts.treeRate > 0 && new Rng(ctx.seed, 'repo-tree', repo).next() < opts.treeRate;
-  const format = withTree ? { tree: directoryTree(ordered.map((f) => f.path)) } : {};
+  const { ordering, ordered, withTree, format, parts } = drawLayout(repo, kept, opts, ctx);
   const languages = languageMix(kept);
   const language = mainLanguage(languages);
-  const parts = planParts(repo, ordered, opts.maxDocChars, format.tree);
   ledger.output(kept.length);
   ledger.produce('repos');
   stats.repos++;
@@ -187,6 +183,25 @@ export function* repoDocuments(candidate: RepoCandidate, opts: SerializeOptions,
     recordStats(stats, doc, ordering, mix, language, opts.countTokens?.(doc));
     yield doc;
   }
+}
+
+/**
+ * The seeded choices of a repository's document: file ordering, directory tree, and the parts
+ * they give. Repeat N of a mixture (`ctx.repeat`) draws them afresh from the seed and N, unless
+ * that changes the number of parts: part ids name the mixture's units, so those stay the first use's.
+ */
+function drawLayout<F extends { path: string; content: string }>(repo: string, kept: readonly F[], opts: SerializeOptions, ctx: StageContext) {
+  const draw = (key: string) => {
+    const ordering = chooseOrdering(opts.order, ctx.seed, key);
+    const ordered = orderFiles(ordering, kept, ctx.seed, key);
+    const withTree = opts.treeRate > 0 && new Rng(ctx.seed, 'repo-tree', key).next() < opts.treeRate;
+    const format = withTree ? { tree: directoryTree(ordered.map((f) => f.path)) } : {};
+    return { ordering, ordered, withTree, format, parts: planParts(repo, ordered, opts.maxDocChars, format.tree) };
+  };
+  const first = draw(repo);
+  if (!ctx.repeat) return first;
+  const again = draw(`${repo}#r${ctx.repeat}`);
+  return again.parts.length === first.parts.length ? again : first;
 }
 
 type LanguageMix = Record<string, { files: number; bytes: number }>;
