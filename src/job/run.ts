@@ -190,7 +190,11 @@ function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDi
   for (const s of cfg.sources) {
     if ((s.target?.maxRepeat ?? 1) <= 1 || s.then.length > 0 || !sourceEntry(s.type).redraws) continue;
     // A throwaway context: the source's ledger and figures were taken when it was first read.
-    reread.set(s.name, (repeat) => sourceDocs(s, defaultContext({ seed: cfg.seed, owns: ownedBy(rank), repeat, log: () => {} })));
+    reread.set(s.name, (repeat) => {
+      const workDir = join(runDir, 'tmp', `repeat-${s.name}`);
+      mkdirSync(workDir, { recursive: true });
+      return sourceDocs(s, defaultContext({ seed: cfg.seed, owns: ownedBy(rank), repeat, log: () => {}, workDir }));
+    });
   }
   return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage, reread };
 }
