@@ -21,6 +21,10 @@ export interface MixtureSourceFigures {
   dropped_by_sampling: number;
   dropped_by_sampling_tokens: number;
   shortfall_tokens: number;
+  /** The tokens the plan's decisions keep, repeats counted at their first use's length. */
+  planned_tokens: number;
+  /** The step the sampling threshold moves in: the tokens of the fullest hash bucket (about one document). */
+  step_tokens: number;
   /** achieved_share - target_share, in percentage points. */
   error_points: number;
   /** Why the share is more than 0.5 points off its target, when it is. */
@@ -103,10 +107,11 @@ export function mixtureReport(plan: MixturePlan, tally: MixtureTally, shortfalls
       dropped_by_sampling: t?.droppedDocs ?? 0,
       dropped_by_sampling_tokens: t?.droppedTokens ?? 0,
       shortfall_tokens: p.shortfall_tokens,
+      planned_tokens: p.planned_tokens,
+      step_tokens: p.granularity_tokens,
       error_points: (share - p.target_share) * 100,
     };
-    const why = offReason(sources[p.name]!, p.granularity_tokens, achievedTotal);
-    if (why) sources[p.name]!.reason = why;
+    withReason(sources[p.name]!, achievedTotal);
   }
   return {
     seed: plan.seed,
@@ -119,12 +124,17 @@ export function mixtureReport(plan: MixturePlan, tally: MixtureTally, shortfalls
   };
 }
 
-/** The likely cause of a share off by more than half a point: too few tokens, or documents too large for the step. */
-function offReason(f: MixtureSourceFigures, granularity: number, total: number): string | undefined {
-  if (Math.abs(f.error_points) <= 0.5) return undefined;
-  if (f.shortfall_tokens > 0.5) return `short by ${Math.round(f.shortfall_tokens)} tokens within maxRepeat ${f.max_repeat}`;
-  if (total > 0 && granularity / total > 0.005) return `documents too large for the target: the sampling moves in steps of about ${Math.round(granularity)} tokens (${((100 * granularity) / total).toFixed(2)} points)`;
-  return 'other sources are off their targets (the shares are of the packed total)';
+/** The likely cause of a share off by more than half a point: too few tokens, repeats of another length, or documents too large for the step. */
+function withReason(f: MixtureSourceFigures, total: number): void {
+  delete f.reason;
+  if (Math.abs(f.error_points) <= 0.5) return;
+  const drift = f.achieved_tokens - f.planned_tokens;
+  if (f.shortfall_tokens > 0.5) f.reason = `short by ${Math.round(f.shortfall_tokens)} tokens within maxRepeat ${f.max_repeat}`;
+  else if (total > 0 && Math.abs(drift) / total > 0.0025) {
+    f.reason = `the bins hold ${Math.abs(drift)} tokens ${drift > 0 ? 'more' : 'fewer'} than planned: repeats drawn afresh (FIM spans, templates, edit formats, file orders) differ in length from the first uses the plan counted them at`;
+  } else if (total > 0 && f.step_tokens / total > 0.005) {
+    f.reason = `documents too large for the target: the sampling moves in steps of about ${Math.round(f.step_tokens)} tokens (${((100 * f.step_tokens) / total).toFixed(2)} points)`;
+  } else f.reason = 'other sources are off their targets (the shares are of the packed total)';
 }
 
 function maxError(sources: Record<string, MixtureSourceFigures>): number {
@@ -153,6 +163,8 @@ export function mergeMixtureReports(parts: readonly MixtureReport[]): MixtureRep
       dropped_by_sampling_tokens: sum('dropped_by_sampling_tokens'),
       error_points: (share - f.target_share) * 100,
     };
+    // The shares of the merged output, not rank 0's: their reason is found again.
+    withReason(sources[name]!, achievedTotal);
   }
   return { ...first, achieved_tokens: achievedTotal, max_error_points: maxError(sources), sources };
 }

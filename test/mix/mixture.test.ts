@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parseRunConfig } from '../../src/job/run-config.js';
 import { MixtureCounts } from '../../src/mix/counts.js';
 import { planMixture, targetTokens, usesOf } from '../../src/mix/plan.js';
-import { blendLine } from '../../src/mix/report.js';
+import { MixtureTally, blendLine, mergeMixtureReports, mixtureReport } from '../../src/mix/report.js';
 import { Rng } from '../../src/core/random.js';
 
 const source = (extra: Record<string, unknown> = {}) => ({ name: 'a', type: 'documents', inputs: ['x.jsonl'], ...extra });
@@ -103,4 +103,29 @@ test('blend line: the target shares as weights, in source order', () => {
   const { counts } = corpus(3, 500);
   const plan = planMixture({ sources: [{ name: 'big', share: 0.6, maxRepeat: 1 }, { name: 'mid', share: 0.3, maxRepeat: 1 }, { name: 'small', share: 0.1, maxRepeat: 9 }], perSource: true }, counts);
   assert.equal(blendLine(plan, (n) => `sources/${n}/megatron/midpack_text_document`), '--data-path 0.6 sources/big/megatron/midpack_text_document 0.3 sources/mid/megatron/midpack_text_document 0.1 sources/small/megatron/midpack_text_document');
+});
+
+test('report: a share off by more than half a point names its cause, and merged ranks find it again', () => {
+  const { counts } = corpus(4, 20_000);
+  const plan = planMixture({ sources: [{ name: 'big', share: 0.5, maxRepeat: 1 }, { name: 'mid', share: 0.3, maxRepeat: 3 }, { name: 'small', share: 0.2, maxRepeat: 4 }], perSource: false }, counts);
+  const tallyOf = (scale: Record<string, number>) => {
+    const t = new MixtureTally();
+    for (const s of plan.sources) t.achieved(s.name, Math.round(s.planned_tokens * (scale[s.name] ?? 1)), 1);
+    return t;
+  };
+  const asPlanned = mixtureReport(plan, tallyOf({}), []);
+  for (const s of Object.values(asPlanned.sources)) assert.equal(s.reason, undefined, `as planned: ${JSON.stringify(s)}`);
+  // Repeats drawn afresh came out 20% longer than their first uses (another template, a longer FIM span).
+  const longer = mixtureReport(plan, tallyOf({ small: 1.2 }), []);
+  assert.ok(longer.sources.small!.error_points > 0.5);
+  assert.match(longer.sources.small!.reason!, /^the bins hold \d+ tokens more than planned: repeats drawn afresh/);
+  assert.equal(longer.sources.small!.planned_tokens, plan.sources[2]!.planned_tokens);
+  // Two ranks: each rank's own share is off (and says so), the merged one is not: the merge finds no reason.
+  const half = (r: typeof longer, sign: number) => {
+    const sources = Object.fromEntries(Object.entries(r.sources).map(([k, v]) => [k, { ...v, reason: 'off on this rank', achieved_tokens: v.achieved_tokens / 2 + sign * (k === 'small' ? v.achieved_tokens / 10 : 0) }]));
+    return { ...r, sources, achieved_tokens: Object.values(sources).reduce((n, v) => n + v.achieved_tokens, 0) };
+  };
+  const merged = mergeMixtureReports([half(asPlanned, 1), half(asPlanned, -1)]);
+  for (const s of Object.values(merged.sources)) assert.equal(s.reason, undefined);
+  assert.ok(merged.max_error_points < 0.01);
 });
