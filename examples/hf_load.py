@@ -3,7 +3,7 @@
     python hf_load.py [OUT/shards]      (default: out/demo/shards, what `npm run demo` writes)
 
 Every row is one packed bin: input_ids (exactly L tokens), loss_mask (1 = trained on,
-0 on masked and padding tokens), doc_lens, doc_ids, doc_kinds and doc_offsets (the token
+0 on masked and padding tokens), doc_lens, doc_ids, doc_kinds, doc_sources and doc_offsets (the token
 start of each unit in its source document: non-zero means the unit is a later chunk of a
 longer document).
 """

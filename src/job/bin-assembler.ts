@@ -19,6 +19,7 @@ export class BinAssembler {
     const docOffsets = new Int32Array(n);
     const docIds: string[] = [];
     const docKinds: string[] = [];
+    const docSources: string[] = [];
     let at = 0;
     units.forEach((u, i) => {
       const len = u.header + u.end - u.start;
@@ -30,8 +31,9 @@ export class BinAssembler {
       docOffsets[i] = u.start;
       docIds.push(d.id);
       docKinds.push(d.kind);
+      docSources.push(d.mix ?? '');
       at += len;
     });
-    return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets };
+    return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets, docSources };
   }
 }

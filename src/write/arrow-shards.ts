@@ -36,6 +36,9 @@ const COLUMNS = [
   ['doc_ids', 'string'],
   ['doc_kinds', 'string'],
   ['doc_offsets', 'int32'],
+  // The config source a `midpack run` mixture counts each unit under ('' outside a mixture), so
+  // the per-source figures of the report can be recomputed from the shards alone.
+  ['doc_sources', 'string'],
 ] as const;
 
 type ValueDtype = (typeof COLUMNS)[number][1];
@@ -151,6 +154,7 @@ class BatchBuffers {
   readonly docOffsets = new GrowInt32();
   readonly docIds = new StringColumn();
   readonly docKinds = new StringColumn();
+  readonly docSources = new StringColumn();
 
   constructor(
     readonly capacity: number,
@@ -173,6 +177,7 @@ class BatchBuffers {
     for (let i = 0; i < units; i++) {
       this.docIds.push(bin.docIds[i]!);
       this.docKinds.push(bin.docKinds?.[i] ?? '');
+      this.docSources.push(bin.docSources?.[i] ?? '');
     }
     this.unitOffsets[r + 1] = this.unitOffsets[r]! + units;
   }
@@ -183,6 +188,7 @@ class BatchBuffers {
     this.docOffsets.clear();
     this.docIds.clear();
     this.docKinds.clear();
+    this.docSources.clear();
   }
 
   /** The batch as Arrow data over views of these buffers: no per-element work. */
@@ -204,6 +210,7 @@ class BatchBuffers {
       list(3, this.unitOffsets, strings(3, this.docIds)),
       list(4, this.unitOffsets, strings(4, this.docKinds)),
       list(5, this.unitOffsets, ints(5, this.docOffsets.view(), units)),
+      list(6, this.unitOffsets, strings(6, this.docSources)),
     ];
     const struct = makeData({ type: new Struct(schema.fields), length: rows, nullCount: 0, children });
     return new RecordBatch(schema, struct);

@@ -15,6 +15,8 @@ export interface PackedBin {
   docKinds?: readonly string[];
   /** Token start of each unit within its source document (0 = a document start); zeros when not given. */
   docOffsets?: Int32Array;
+  /** The mixture source of each unit (`midpack run` with a mixture); empty strings when not given. */
+  docSources?: readonly string[];
 }
 
 /** Sum of the unit lengths: the bin's non-padding tokens. */
@@ -39,6 +41,7 @@ export function checkBin(bin: PackedBin, seqLen: number, row: number): void {
   if (bin.docIds.length !== units) fail(`${units} doc_lens but ${bin.docIds.length} doc_ids`);
   if (bin.docKinds && bin.docKinds.length !== units) fail(`${units} doc_lens but ${bin.docKinds.length} doc_kinds`);
   if (bin.docOffsets && bin.docOffsets.length !== units) fail(`${units} doc_lens but ${bin.docOffsets.length} doc_offsets`);
+  if (bin.docSources && bin.docSources.length !== units) fail(`${units} doc_lens but ${bin.docSources.length} doc_sources`);
   for (let i = 0; i < units; i++) if (bin.docLens[i]! <= 0) fail(`doc_lens[${i}] = ${bin.docLens[i]} is not positive`);
   const tokens = binTokens(bin);
   if (tokens > seqLen) fail(`doc_lens sum to ${tokens}, more than the bin length ${seqLen}`);

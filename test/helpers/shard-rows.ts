@@ -9,6 +9,8 @@ export interface Row {
   lens: number[];
   docIds: string[];
   offsets: number[];
+  /** The mixture source of each unit ('' outside a mixture). */
+  sources: string[];
 }
 
 /** Every row of the output's shards, in the order its manifest lists them. */
@@ -24,6 +26,7 @@ export function readRows(out: string): Row[] {
         lens: Array.from(row.doc_lens.toArray()),
         docIds: Array.from(row.doc_ids.toArray()),
         offsets: Array.from(row.doc_offsets.toArray()),
+        sources: Array.from(row.doc_sources.toArray()),
       });
     }
   }

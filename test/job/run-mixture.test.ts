@@ -75,7 +75,10 @@ test('four sources: achieved shares within 0.5 points of the targets, recomputed
   const report = json(join(single, 'report.json'));
   const ids = sourceOfIds(single);
   const rows = readRows(single);
-  const tokens = tokensBySource(rows, (id) => ids.get(id)!.source);
+  // Per source from the shards alone (doc_sources), and the same from the kept documents.
+  const tokens = new Map<string, number>();
+  for (const r of rows) r.lens.forEach((len, u) => tokens.set(r.sources[u]!, (tokens.get(r.sources[u]!) ?? 0) + len));
+  assert.deepEqual(tokens, tokensBySource(rows, (id) => ids.get(id)!.source));
   const total = [...tokens.values()].reduce((a, b) => a + b, 0);
   assert.equal(report.mixture.achieved_tokens, total);
   for (const [name, target] of Object.entries(TARGETS)) {

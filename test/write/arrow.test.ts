@@ -91,6 +91,7 @@ print(json.dumps({"types": types, "rows": rows}))`,
       doc_ids: 'list<item: string>',
       doc_kinds: 'list<item: string>',
       doc_offsets: 'list<item: int32>',
+      doc_sources: 'list<item: string>',
     });
     assert.deepEqual(out.rows, bins.map(binAsLists));
   });

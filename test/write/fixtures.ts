@@ -107,5 +107,6 @@ export function binAsLists(bin: PackedBin): Record<string, unknown> {
     doc_ids: [...bin.docIds],
     doc_kinds: [...(bin.docKinds ?? [])],
     doc_offsets: Array.from(bin.docOffsets ?? []),
+    doc_sources: bin.docIds.map((_, i) => bin.docSources?.[i] ?? ''),
   };
 }
