@@ -39,15 +39,35 @@ interface Leaf {
   figures: BlockFigures;
 }
 
+/**
+ * Blocks that hold a smaller block with text anywhere below them, not only as a child: a `<div>`
+ * around an `<article>` or a `<ul>` is a container, not one paragraph, or the whole tail of a page
+ * would be classified as a single block.
+ */
+function leafHolders(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): Set<Element> {
+  const holders = new Set<Element>();
+  for (const root of roots) {
+    const order = [...descendants(root, (x) => removed.has(x))];
+    // Reverse pre-order visits children before their parents.
+    for (let i = order.length - 1; i >= 0; i--) {
+      const e = order[i]!;
+      const isTextLeaf = LEAF_TAGS.has(e.name) && (figures.get(e)?.text ?? 0) > 0;
+      if ((isTextLeaf || holders.has(e)) && e.parent instanceof Element) holders.add(e.parent);
+    }
+  }
+  return holders;
+}
+
 function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): Leaf[] {
   const out: Leaf[] = [];
   const skip = (x: Element) => removed.has(x);
+  const holders = leafHolders(roots, figures, removed);
   const visit = (e: Element) => {
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
-    const hasLeafChild = e.children.some((c) => c instanceof Element && LEAF_TAGS.has(c.name) && !removed.has(c) && (figures.get(c)?.text ?? 0) > 0);
-    if (LEAF_TAGS.has(e.name) && !hasLeafChild) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
-    return hasLeafChild || !LEAF_TAGS.has(e.name);
+    const holdsLeaf = holders.has(e);
+    if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
+    return holdsLeaf || !LEAF_TAGS.has(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;
@@ -106,11 +126,14 @@ function isTailChrome(l: Leaf): boolean {
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
-  if (HEADING.test(l.e.name) || l.figures.pre > 0) return false;
+  // A table row before the prose is an infobox or a data table at the top, not a byline.
+  if (HEADING.test(l.e.name) || l.figures.pre > 0 || l.e.name === 'tr') return false;
   const t = l.text;
   if (t.length > 200) return false;
   const ld = l.figures.linkText / l.figures.text;
-  return (t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t)) || ld > 0.6 || CHROME_PHRASE.test(t);
+  // A list item with a number is an ingredient or a key figure ("1 tablespoon cumin"), not a date line.
+  const dateLike = t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t) && l.e.name !== 'li';
+  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t);
 }
 
 /** Readability drops the content's heading that repeats the page title (it is meta.title, not text). */
