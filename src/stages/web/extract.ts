@@ -122,10 +122,34 @@ function articleHolders(doc: Document): Set<Element> {
   return holders;
 }
 
+/** Characters of text inside `<p>` elements below `root`: the page's running prose. */
+function paragraphChars(root: AnyNode): number {
+  let chars = 0;
+  for (const e of descendants(root, (x) => x.name === 'script' || x.name === 'style')) if (e.name === 'p') chars += collapsedLength(textOf(e));
+  return chars;
+}
+
+/**
+ * A block whose class name sounds like furniture ("above-footer", "header-wrap") but that holds
+ * most of the page's paragraphs is the page's body wrapper: stripping it would leave the page's
+ * leftovers as the "article".
+ */
+const UNLIKELY_KEEP_SHARE = 0.6;
+const OVERLAY_NAMES = /popup|modal|overlay|consent|cookie|gdpr|dsgvo|privacy/i;
+const UNLIKELY_KEEP_MIN_CHARS = 500;
+function holdsMostProse(e: Element, pageProse: () => number): boolean {
+  // Reader comments and privacy overlays are often most of a page's paragraphs, and still not the article.
+  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e))) return false;
+  const total = pageProse();
+  return total >= UNLIKELY_KEEP_MIN_CHARS && paragraphChars(e) >= total * UNLIKELY_KEEP_SHARE;
+}
+
 /** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
   const holders = articleHolders(doc);
+  let pageProseChars: number | undefined;
+  const pageProse = () => (pageProseChars ??= paragraphChars(doc));
   const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
   while (stack.length) {
     const [n, inArticle] = stack.pop()!;
@@ -140,7 +164,7 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n));
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse));
     if (drop) {
       removed.add(n);
       continue;
