@@ -509,6 +509,16 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 }
 const OUTER_PROSE_CHARS = 200;
 
+/**
+ * Leads, siblings and outer prose are found separately and can name one block twice, or a block
+ * and its container: each piece of text is rendered once, at its first place.
+ */
+function distinctRoots(roots: Element[]): Element[] {
+  const out: Element[] = [];
+  for (const r of roots) if (!out.includes(r) && !roots.some((o) => o !== r && isAncestor(o, r))) out.push(r);
+  return out;
+}
+
 const CONDITIONAL_MAX_SHARE = 0.5;
 /**
  * Paragraphs of prose with few links are the article (a second column, a text widget), whatever
@@ -578,7 +588,7 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
+  const roots = distinctRoots(withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed));
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
   if (!flags.inclusive) {
