@@ -144,6 +144,25 @@ function holdsMostProse(e: Element, pageProse: () => number): boolean {
   return total >= UNLIKELY_KEEP_MIN_CHARS && paragraphChars(e) >= total * UNLIKELY_KEEP_SHARE;
 }
 
+/**
+ * A `<header>` (or a block named "entry-header") with a title and a paragraph of prose under it
+ * is the article's own header (title and lead), not the site's banner: blogs and news pages put
+ * the lead there.
+ */
+const HEADER_LEAD_CHARS = 100;
+const HEADER_TITLES = new Set(['h1', 'h2']);
+/** A block only named like a header (dialogs and widgets have "-header" parts too) needs the page's own `<h1>`. */
+const NAMED_HEADER_TITLES = new Set(['h1']);
+function isArticleHeader(header: Element, titleTags: ReadonlySet<string>): boolean {
+  let title = false;
+  let lead = false;
+  for (const e of descendants(header)) {
+    if (titleTags.has(e.name)) title = true;
+    else if (e.name === 'p' && !lead) lead = collapsedLength(textOf(e)) >= HEADER_LEAD_CHARS;
+  }
+  return title && lead;
+}
+
 /** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
@@ -160,11 +179,11 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
     const drop =
       (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
-      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n)) ||
+      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse));
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;

@@ -62,3 +62,9 @@ test('a block found as a lead and as a sibling is rendered once', { skip }, () =
   const paragraphs = p.markdown.split('\n\n').filter((b) => b.length > 80);
   assert.equal(new Set(paragraphs).size, paragraphs.length);
 });
+
+test('the lead in the article\'s own header (title and a paragraph of prose) is kept', { skip }, () => {
+  // netzpolitik.org sets the lead in <header class="entry-header">, which reads as page furniture.
+  const p = page('netzpolitik.org.abmahnungen.html');
+  assert.ok(p.text.includes('Seit Dezember 2015'), p.text.slice(0, 200));
+});
