@@ -552,6 +552,15 @@ const PROSE_BLOCK_PARAGRAPHS = 2;
 const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
 const PROSE_BLOCK_CHARS = 200;
 
+/**
+ * Text with pictures in it (a forum post with smileys, a report with photos between unwrapped
+ * lines) is not an image gallery: galleries have captions, not hundreds of characters of unlinked text.
+ */
+function isIllustratedText(s: Stats): boolean {
+  return s.text >= ILLUSTRATED_TEXT_CHARS && linkDensity(s) < 0.1;
+}
+const ILLUSTRATED_TEXT_CHARS = 250;
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
@@ -574,7 +583,7 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
       const drop =
-        (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure') ||
+        (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure' && !isIllustratedText(s)) ||
         (!isList && li > s.p) ||
         s.input > Math.floor(s.p / 3) ||
         (!isList && headingDensity < 0.9 && s.text < 25 && (s.img === 0 || s.img > 2) && ld > 0) ||
