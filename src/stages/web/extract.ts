@@ -258,7 +258,8 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
       }
     }
     const name = n.name;
-    if (name === 'a') s.linkText = s.text;
+    // Links within the page (a table of contents, footnotes) weigh less than links away from it, as in Readability.
+    if (name === 'a') s.linkText = attr(n, 'href').startsWith('#') ? Math.round(s.text * IN_PAGE_LINK_WEIGHT) : s.text;
     else if (name === 'p') s.p++;
     else if (name === 'img') s.img++;
     else if (name === 'li') s.li++;
@@ -271,6 +272,8 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
   }
   return stats;
 }
+
+const IN_PAGE_LINK_WEIGHT = 0.3;
 
 function linkDensity(s: Stats): number {
   return s.text === 0 ? 0 : s.linkText / s.text;
