@@ -532,6 +532,39 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 const OUTER_PROSE_CHARS = 200;
 
 /**
+ * An article split into sections that sit in separate wrappers (a first part, an inline widget,
+ * the rest) scores as two strong candidates that are cousins, not siblings: the weaker part is
+ * kept too when it scores at least half of the top, has few links, and the two parts are most of
+ * the text of the block that holds both (so that block is the article, not a page with a sidebar).
+ */
+function withArticleParts(top: Element, roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>): Element[] {
+  const topScore = scores.get(top) ?? 0;
+  const topText = stats.get(top)?.text ?? 0;
+  const parts: Element[] = [];
+  for (const [e, score] of scores) {
+    if (score < topScore * PART_MIN_SCORE_SHARE || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
+    const s = stats.get(e)!;
+    if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
+    const holder = commonAncestor(top, e, PART_MAX_LEVELS);
+    if (!holder || COMMENT_NAMES.test(classAndId(e))) continue;
+    if (topText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE && !parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) parts.push(e);
+  }
+  if (!parts.length) return roots;
+  return [...roots, ...parts].sort((a, b) => (precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0));
+}
+const PART_MIN_SCORE_SHARE = 0.5;
+const PART_MAX_LINK_DENSITY = 0.2;
+const PART_MAX_LEVELS = 5;
+const PART_MIN_TEXT_SHARE = 0.7;
+
+/** The nearest element holding both a and b, if it is at most `levels` above a. */
+function commonAncestor(a: Element, b: Element, levels: number): Element | undefined {
+  let anc = parentElement(a);
+  for (let i = 0; anc && i < levels && anc.name !== 'body' && anc.name !== 'html'; i++, anc = parentElement(anc)) if (isAncestor(anc, b)) return anc;
+  return undefined;
+}
+
+/**
  * Leads, siblings and outer prose are found separately and can name one block twice, or a block
  * and its container: each piece of text is rendered once, at its first place.
  */
@@ -619,7 +652,8 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = distinctRoots(withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed));
+  const gathered = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
+  const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
   if (!flags.inclusive) {

@@ -8,6 +8,7 @@ import { rewriteWithRules } from '../../../src/stages/web/rules.js';
 import { decodeHtml } from '../../../src/stages/web/encoding.js';
 import { escapeLineStarts } from '../../../src/stages/web/markdown.js';
 import { markdownToPlainText } from '../../../src/stages/web/plain-text.js';
+import { devSetDir } from './helpers.js';
 
 /** Rules of the third round, each on a real page of the multilingual development set. */
 const snippets = join(sharedDir, 'data', 'web-eval-trafilatura');
@@ -67,4 +68,14 @@ test('the lead in the article\'s own header (title and a paragraph of prose) is 
   // netzpolitik.org sets the lead in <header class="entry-header">, which reads as page furniture.
   const p = page('netzpolitik.org.abmahnungen.html');
   assert.ok(p.text.includes('Seit Dezember 2015'), p.text.slice(0, 200));
+});
+
+test('an article split into two wrappers (cousins, not siblings) keeps both parts', { skip: devSetDir ? false : 'the readability test pages are not present' }, () => {
+  // Quanta's story sits in two post__content sections with a widget between them.
+  const result = rewriteWithRules(readFileSync(join(devSetDir!, 'quanta-1', 'source.html'), 'utf8'));
+  assert.ok(result.ok);
+  const text = squash(markdownToPlainText(result.markdown));
+  assert.ok(text.includes('A little over half a century ago, chaos started spilling out of a famous experiment.'));
+  assert.ok(text.includes('When Margaret Hamilton arrived at MIT in the summer of 1959'));
+  assert.ok(text.indexOf('A little over half a century ago') < text.indexOf('When Margaret Hamilton arrived'), 'in document order');
 });
