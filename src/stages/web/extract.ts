@@ -140,6 +140,8 @@ const UNLIKELY_KEEP_MIN_CHARS = 500;
 function holdsMostProse(e: Element, pageProse: () => number): boolean {
   // Reader comments and privacy overlays are often most of a page's paragraphs, and still not the article.
   if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e))) return false;
+  // A wrapper is a div or a section; a list of that much text is a gallery's captions or a teaser list.
+  if (e.name !== 'div' && e.name !== 'section') return false;
   const total = pageProse();
   return total >= UNLIKELY_KEEP_MIN_CHARS && paragraphChars(e) >= total * UNLIKELY_KEEP_SHARE;
 }

@@ -79,3 +79,12 @@ test('an article split into two wrappers (cousins, not siblings) keeps both part
   assert.ok(text.includes('When Margaret Hamilton arrived at MIT in the summer of 1959'));
   assert.ok(text.indexOf('A little over half a century ago') < text.indexOf('When Margaret Hamilton arrived'), 'in document order');
 });
+
+test('a gallery\'s caption list that holds most of the page\'s paragraphs is still not the article', { skip: devSetDir ? false : 'the readability test pages are not present' }, () => {
+  // bug-1255978: <ul class="legends"> carries 77% of the page's <p> text; only div/section wrappers are spared as body wrappers.
+  const result = rewriteWithRules(readFileSync(join(devSetDir!, 'bug-1255978', 'source.html'), 'utf8'));
+  assert.ok(result.ok);
+  const text = squash(markdownToPlainText(result.markdown));
+  assert.ok(text.includes('Most people go to hotels for the pleasure of sleeping in a giant bed'));
+  assert.ok(!text.includes('Manchester United'), 'gallery captions left out');
+});
