@@ -23,7 +23,7 @@ const HEADING = /^h[1-6]$/;
  * photo credits, sharing, comments, newsletters and apps, ads, author boxes, "back" links.
  */
 const CHROME_PHRASE =
-  /©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer|drucken|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|full story|paywall/i;
+  /©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|full story|paywall/i;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
 const PROSE_CHARS = 120;
@@ -39,15 +39,35 @@ interface Leaf {
   figures: BlockFigures;
 }
 
+/**
+ * Blocks that hold a smaller block with text anywhere below them, not only as a child: a `<div>`
+ * around an `<article>` or a `<ul>` is a container, not one paragraph, or the whole tail of a page
+ * would be classified as a single block.
+ */
+function leafHolders(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): Set<Element> {
+  const holders = new Set<Element>();
+  for (const root of roots) {
+    const order = [...descendants(root, (x) => removed.has(x))];
+    // Reverse pre-order visits children before their parents.
+    for (let i = order.length - 1; i >= 0; i--) {
+      const e = order[i]!;
+      const isTextLeaf = LEAF_TAGS.has(e.name) && (figures.get(e)?.text ?? 0) > 0;
+      if ((isTextLeaf || holders.has(e)) && e.parent instanceof Element) holders.add(e.parent);
+    }
+  }
+  return holders;
+}
+
 function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: Set<Element>): Leaf[] {
   const out: Leaf[] = [];
   const skip = (x: Element) => removed.has(x);
+  const holders = leafHolders(roots, figures, removed);
   const visit = (e: Element) => {
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
-    const hasLeafChild = e.children.some((c) => c instanceof Element && LEAF_TAGS.has(c.name) && !removed.has(c) && (figures.get(c)?.text ?? 0) > 0);
-    if (LEAF_TAGS.has(e.name) && !hasLeafChild) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
-    return hasLeafChild || !LEAF_TAGS.has(e.name);
+    const holdsLeaf = holders.has(e);
+    if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
+    return holdsLeaf || !LEAF_TAGS.has(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;
@@ -90,6 +110,7 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   // heading with nothing under it); short lines before it are the article's own ending.
   let first = last + 1;
   while (first < ls.length && !isTailChrome(ls[first]!)) first++;
+  first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
   if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) removed.add(l.e);
@@ -99,6 +120,27 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   }
 }
 
+/**
+ * A closing section under a stock heading ("Über den Autor", "About the author", "Newsletter",
+ * "Kommentare") holds prose of its own (a bio, a pitch), so the last prose block lies inside it:
+ * the section is cut from its heading when it is in the last part of the content.
+ */
+function chromeSectionStart(ls: Leaf[], total: number): number {
+  let start = ls.length;
+  let after = 0;
+  for (let i = ls.length - 1; i > 0; i--) {
+    after += ls[i]!.figures.text;
+    if (after > total * MAX_TRIMMED_SHARE) break;
+    const l = ls[i]!;
+    if (HEADING.test(l.e.name) && l.text.length <= CHROME_HEADING_CHARS && CHROME_HEADING.test(l.text)) start = i;
+  }
+  return start;
+}
+/** Headings of the sections that close a page, in the languages of the web (not "share": "what we share" is prose). */
+const CHROME_HEADING =
+  /^\W*((\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|(über|zum) (den |die )?autor|about the author|sobre el autor|à propos de l'auteur|newsletter|related (articles|posts|stories)|ähnliche (artikel|beiträge)|weitere (artikel|beiträge)|mehr zum thema|das könnte (dich|sie) auch|you (may|might) also like|à lire aussi|lire aussi|te puede interesar|leggi anche|czytaj (też|także))/i;
+const CHROME_HEADING_CHARS = 60;
+
 function isTailChrome(l: Leaf): boolean {
   return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
@@ -106,11 +148,14 @@ function isTailChrome(l: Leaf): boolean {
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
-  if (HEADING.test(l.e.name) || l.figures.pre > 0) return false;
+  // A table row before the prose is an infobox or a data table at the top, not a byline.
+  if (HEADING.test(l.e.name) || l.figures.pre > 0 || l.e.name === 'tr') return false;
   const t = l.text;
   if (t.length > 200) return false;
   const ld = l.figures.linkText / l.figures.text;
-  return (t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t)) || ld > 0.6 || CHROME_PHRASE.test(t);
+  // A list item with a number is an ingredient or a key figure ("1 tablespoon cumin"), not a date line.
+  const dateLike = t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t) && l.e.name !== 'li';
+  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t);
 }
 
 /** Readability drops the content's heading that repeats the page title (it is meta.title, not text). */

@@ -45,9 +45,12 @@ export function decodeHtml(bytes: Uint8Array, headerCharset?: string): Decoded {
   }
 }
 
-/** Binary content (images, archives) has NUL bytes or many control characters. */
+/** How far into a body binary sniffing looks: a format's header sits in its first bytes. */
+export const SNIFF_BYTES = 4096;
+
+/** Binary content (images, archives) has NUL bytes or many control characters in its first bytes. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 4096);
+  const n = Math.min(bytes.length, SNIFF_BYTES);
   let control = 0;
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;

@@ -122,10 +122,55 @@ function articleHolders(doc: Document): Set<Element> {
   return holders;
 }
 
+/** Characters of text inside `<p>` elements below `root`: the page's running prose. */
+function paragraphChars(root: AnyNode): number {
+  let chars = 0;
+  for (const e of descendants(root, (x) => x.name === 'script' || x.name === 'style')) if (e.name === 'p') chars += collapsedLength(textOf(e));
+  return chars;
+}
+
+/**
+ * A block whose class name sounds like furniture ("above-footer", "header-wrap") but that holds
+ * most of the page's paragraphs is the page's body wrapper: stripping it would leave the page's
+ * leftovers as the "article".
+ */
+const UNLIKELY_KEEP_SHARE = 0.6;
+const OVERLAY_NAMES = /popup|modal|overlay|consent|cookie|gdpr|dsgvo|privacy/i;
+const UNLIKELY_KEEP_MIN_CHARS = 500;
+function holdsMostProse(e: Element, pageProse: () => number): boolean {
+  // Reader comments and privacy overlays are often most of a page's paragraphs, and still not the article.
+  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e))) return false;
+  // A wrapper is a div or a section; a list of that much text is a gallery's captions or a teaser list.
+  if (e.name !== 'div' && e.name !== 'section') return false;
+  const total = pageProse();
+  return total >= UNLIKELY_KEEP_MIN_CHARS && paragraphChars(e) >= total * UNLIKELY_KEEP_SHARE;
+}
+
+/**
+ * A `<header>` (or a block named "entry-header") with a title and a paragraph of prose under it
+ * is the article's own header (title and lead), not the site's banner: blogs and news pages put
+ * the lead there.
+ */
+const HEADER_LEAD_CHARS = 100;
+const HEADER_TITLES = new Set(['h1', 'h2']);
+/** A block only named like a header (dialogs and widgets have "-header" parts too) needs the page's own `<h1>`. */
+const NAMED_HEADER_TITLES = new Set(['h1']);
+function isArticleHeader(header: Element, titleTags: ReadonlySet<string>): boolean {
+  let title = false;
+  let lead = false;
+  for (const e of descendants(header)) {
+    if (titleTags.has(e.name)) title = true;
+    else if (e.name === 'p' && !lead) lead = collapsedLength(textOf(e)) >= HEADER_LEAD_CHARS;
+  }
+  return title && lead;
+}
+
 /** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
   const holders = articleHolders(doc);
+  let pageProseChars: number | undefined;
+  const pageProse = () => (pageProseChars ??= paragraphChars(doc));
   const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
   while (stack.length) {
     const [n, inArticle] = stack.pop()!;
@@ -136,11 +181,11 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
     const drop =
       (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
-      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n)) ||
+      (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n));
+        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
@@ -215,7 +260,8 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
       }
     }
     const name = n.name;
-    if (name === 'a') s.linkText = s.text;
+    // Links within the page (a table of contents, footnotes) weigh less than links away from it, as in Readability.
+    if (name === 'a') s.linkText = attr(n, 'href').startsWith('#') ? Math.round(s.text * IN_PAGE_LINK_WEIGHT) : s.text;
     else if (name === 'p') s.p++;
     else if (name === 'img') s.img++;
     else if (name === 'li') s.li++;
@@ -228,6 +274,8 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
   }
   return stats;
 }
+
+const IN_PAGE_LINK_WEIGHT = 0.3;
 
 function linkDensity(s: Stats): number {
   return s.text === 0 ? 0 : s.linkText / s.text;
@@ -485,6 +533,49 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
 }
 const OUTER_PROSE_CHARS = 200;
 
+/**
+ * An article split into sections that sit in separate wrappers (a first part, an inline widget,
+ * the rest) scores as two strong candidates that are cousins, not siblings: the weaker part is
+ * kept too when it scores at least half of the top, has few links, and the two parts are most of
+ * the text of the block that holds both (so that block is the article, not a page with a sidebar).
+ */
+function withArticleParts(top: Element, roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>): Element[] {
+  const topScore = scores.get(top) ?? 0;
+  const topText = stats.get(top)?.text ?? 0;
+  const parts: Element[] = [];
+  for (const [e, score] of scores) {
+    if (score < topScore * PART_MIN_SCORE_SHARE || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
+    const s = stats.get(e)!;
+    if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
+    const holder = commonAncestor(top, e, PART_MAX_LEVELS);
+    if (!holder || COMMENT_NAMES.test(classAndId(e))) continue;
+    if (topText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE && !parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) parts.push(e);
+  }
+  if (!parts.length) return roots;
+  return [...roots, ...parts].sort((a, b) => (precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0));
+}
+const PART_MIN_SCORE_SHARE = 0.5;
+const PART_MAX_LINK_DENSITY = 0.2;
+const PART_MAX_LEVELS = 5;
+const PART_MIN_TEXT_SHARE = 0.7;
+
+/** The nearest element holding both a and b, if it is at most `levels` above a. */
+function commonAncestor(a: Element, b: Element, levels: number): Element | undefined {
+  let anc = parentElement(a);
+  for (let i = 0; anc && i < levels && anc.name !== 'body' && anc.name !== 'html'; i++, anc = parentElement(anc)) if (isAncestor(anc, b)) return anc;
+  return undefined;
+}
+
+/**
+ * Leads, siblings and outer prose are found separately and can name one block twice, or a block
+ * and its container: each piece of text is rendered once, at its first place.
+ */
+function distinctRoots(roots: Element[]): Element[] {
+  const out: Element[] = [];
+  for (const r of roots) if (!out.includes(r) && !roots.some((o) => o !== r && isAncestor(o, r))) out.push(r);
+  return out;
+}
+
 const CONDITIONAL_MAX_SHARE = 0.5;
 /**
  * Paragraphs of prose with few links are the article (a second column, a text widget), whatever
@@ -498,6 +589,15 @@ const PROSE_BLOCK_PARAGRAPHS = 2;
 /** Reader comments are prose too, but not the article. */
 const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
 const PROSE_BLOCK_CHARS = 200;
+
+/**
+ * Text with pictures in it (a forum post with smileys, a report with photos between unwrapped
+ * lines) is not an image gallery: galleries have captions, not hundreds of characters of unlinked text.
+ */
+function isIllustratedText(s: Stats): boolean {
+  return s.text >= ILLUSTRATED_TEXT_CHARS && linkDensity(s) < 0.1;
+}
+const ILLUSTRATED_TEXT_CHARS = 250;
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
@@ -521,7 +621,7 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
       const drop =
-        (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure') ||
+        (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure' && !isIllustratedText(s)) ||
         (!isList && li > s.p) ||
         s.input > Math.floor(s.p / 3) ||
         (!isList && headingDensity < 0.9 && s.text < 25 && (s.img === 0 || s.img > 2) && ld > 0) ||
@@ -554,7 +654,8 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const top = pickTop(body, scores);
-  const roots = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
+  const gathered = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
+  const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
   if (!flags.inclusive) {

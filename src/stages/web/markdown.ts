@@ -144,6 +144,17 @@ function normalizeInline(s: string): string {
     .trim();
 }
 
+/**
+ * Text that starts a line the way Markdown syntax does ("1. I think...", "- 5 degrees", "# 3") is
+ * escaped, as CommonMark says, so a paragraph is not read back as a list item or a heading.
+ */
+export function escapeLineStarts(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.replace(/^(\d{1,9})([.)])(?=\s|$)/, '$1\\$2').replace(/^([-+*]|#{1,6})(?=\s|$)/, '\\$1').replace(/^>/, '\\>'))
+    .join('\n');
+}
+
 function prefixLines(text: string, first: string, rest: string): string {
   return text
     .split('\n')
@@ -203,7 +214,7 @@ export class MarkdownRenderer {
     const out: Block[] = [];
     let inline: string[] = [];
     const flush = () => {
-      const t = normalizeInline(inline.join(''));
+      const t = escapeLineStarts(normalizeInline(inline.join('')));
       if (t) out.push({ text: t });
       inline = [];
     };
@@ -224,7 +235,7 @@ export class MarkdownRenderer {
   private element(e: Element): Block[] {
     if (this.skip(e)) return [];
     if (this.isInline(e)) {
-      const t = normalizeInline(this.inline(e));
+      const t = escapeLineStarts(normalizeInline(this.inline(e)));
       return t ? [{ text: t }] : [];
     }
     const name = e.name;

@@ -20,6 +20,9 @@ export function markdownToPlainText(markdown: string): string {
         .replace(/^\s{0,3}#{1,6}\s+/, '')
         .replace(/^(\s*>)+\s?/, '')
         .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+        // Text that only looks like a list marker or a heading was escaped by the renderer.
+        .replace(/^(\s*\d{1,9})\\([.)])/, '$1$2')
+        .replace(/^(\s*)\\([-+*#>])/, '$1$2')
         .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
         .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
         .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')

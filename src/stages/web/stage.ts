@@ -4,6 +4,7 @@ import type { Doc } from '../../doc/document.js';
 import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
 import type { Stage, StageContext } from '../../core/stage.js';
 import { checkRewrite, DEFAULT_GUARD, type GuardOptions } from './guard.js';
+import { SNIFF_BYTES } from './encoding.js';
 import { countFailure, LlmClient, type LlmOptions } from './llm.js';
 import { rewriteWithRules, type RulesOptions } from './rules.js';
 import type { CodeBlock } from './markdown.js';
@@ -67,16 +68,33 @@ export function unwrapAnswer(text: string): string {
 
 const where = (doc: Doc) => `${doc.source}${doc.meta.path && doc.meta.path !== doc.source ? ` (${String(doc.meta.path)})` : ''}`;
 
+/**
+ * Binary bodies (images, archives, PDFs) have NUL bytes in their first bytes, where their format
+ * header is (the file and WARC readers sniff the same window), or all through; a text page can
+ * carry a few stray ones further on (a broken CMS field).
+ */
+const MAX_NUL_SHARE = 0.001;
+function looksBinaryText(text: string): boolean {
+  const first = text.indexOf('\u0000');
+  if (first < 0) return false;
+  if (first < SNIFF_BYTES) return true;
+  let nuls = 0;
+  for (let i = first; i >= 0; i = text.indexOf('\u0000', i + 1)) nuls++;
+  return nuls > text.length * MAX_NUL_SHARE;
+}
+
 function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent: RecentHashes): Prepared | undefined {
   const maxChars = options.maxPageChars ?? WEB_DEFAULTS.maxPageChars;
   if (doc.text.length > maxChars) {
     ctx.ledger.drop('too_large', `${where(doc)}: page of ${doc.text.length} characters is over the limit of ${maxChars}`);
     return undefined;
   }
-  if (doc.text.includes('\u0000')) {
+  if (looksBinaryText(doc.text)) {
     ctx.ledger.drop('not_text', `${where(doc)}: binary content, not a text page`);
     return undefined;
   }
+  // A few stray NULs in a text page are dropped, as HTML's tokenizer ignores them in text.
+  if (doc.text.includes('\u0000')) doc = { ...doc, text: doc.text.replace(/\u0000/g, '') };
   if (!isWellFormed(doc.text)) {
     ctx.ledger.drop(INVALID_UNICODE, `${where(doc)}: the page holds unpaired UTF-16 surrogates`);
     return undefined;

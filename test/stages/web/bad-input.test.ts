@@ -118,3 +118,15 @@ test('pages without enough text are counted as too_little_text; the fixture lice
   assert.deepEqual(ctx.ledger.toJSON().dropped, { not_text: 1, too_little_text: 1 });
   assert.ok(readFileSync(join(fixtureDir, 'python-docs', 'README.md'), 'utf8').includes('PSF'));
 });
+
+test('a text page with a few stray NULs past its head is rewritten without them; NULs in the first bytes still mean binary', async () => {
+  const dir = tmp();
+  const prose = '<p>' + 'A paragraph of ordinary article text, with commas, that goes on for a while. '.repeat(12) + '</p>';
+  const filler = '<!-- ' + 'x'.repeat(5000) + ' -->';
+  writeFileSync(join(dir, 'stray.html'), `<html><body>${filler}<article>${prose}<p>Broken\u0000\u0000 field.</p>${prose}</article></body></html>`);
+  writeFileSync(join(dir, 'early.html'), `<html>\u0000<body><article>${prose}</article></body></html>`);
+  const { docs, ctx } = await runWeb([dir]);
+  assert.equal(docs.length, 1);
+  assert.ok(!docs[0]!.text.includes('\u0000') && docs[0]!.text.includes('Broken field.'));
+  assert.deepEqual(ctx.ledger.toJSON().dropped, { not_text: 1 });
+});
