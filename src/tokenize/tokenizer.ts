@@ -6,6 +6,7 @@ import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
 import { checkFastPipeline, FastBpe } from './fast-bpe.js';
 import { nfcWithMap } from './nfc.js';
+import { cachedVerdict } from './verdict-cache.js';
 import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
@@ -245,14 +246,15 @@ const backendCache = new Map<string, Promise<{ backend: 'hf' | 'fast'; reason?: 
 
 /**
  * The backend a tokenizer runs on: `hf` when asked, else `fast` when the fast backend can
- * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not.
+ * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
+ * cached by the tokenizer.json's sha256 (verdict-cache.ts).
  */
 export function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
   if (requested === 'hf') return Promise.resolve({ backend: 'hf' });
   let p = backendCache.get(spec);
   if (!p) {
-    p = readTokenizerFiles(spec).then(({ json }) => {
-      const reason = checkFastPipeline(json);
+    p = readTokenizerFiles(spec).then(({ json, hash }) => {
+      const reason = cachedVerdict(hash, () => checkFastPipeline(json));
       return reason === undefined ? { backend: 'fast' as const } : { backend: 'hf' as const, reason };
     });
     backendCache.set(spec, p);
