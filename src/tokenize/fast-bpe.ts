@@ -1,6 +1,6 @@
 import { Tiktoken } from 'tiktoken';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { BYTE_TO_CHAR, tokenBytes, tokenCharRanges } from './byte-level.js';
+import { BYTE_TO_CHAR, tiktokenRanks, tokenBytes, tokenCharRanges } from './byte-level.js';
 import { LongPieceBpe } from './long-bpe.js';
 import type { TokenBuffer } from './token-buffer.js';
 import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
@@ -140,16 +140,12 @@ export class FastBpe {
   /** `json` must have passed checkFastPipeline. */
   constructor(json: TokenizerJsonLike) {
     const model = json.model as BpeModelJson;
-    const lines: string[] = [];
     let maxId = 0;
-    for (const id of Object.values(model.vocab)) maxId = Math.max(maxId, id);
+    for (const token in model.vocab) maxId = Math.max(maxId, model.vocab[token]!);
     this.byteLens = new Int32Array(maxId + 1);
-    for (const [token, id] of Object.entries(model.vocab)) {
-      lines.push(`${Buffer.from(tokenBytes(token)!).toString('base64')} ${id}`);
-      this.byteLens[id] = token.length;
-    }
+    for (const token in model.vocab) this.byteLens[model.vocab[token]!] = token.length;
     // A pattern that matches the whole input: the pieces are already split.
-    this.core = new Tiktoken(lines.join('\n'), {}, '[\\s\\S]+');
+    this.core = new Tiktoken(tiktokenRanks(model.vocab), {}, '[\\s\\S]+');
     this.pattern = referencePattern(json);
     this.sticky = new RegExp(this.pattern.source, this.pattern.flags.replace('g', '') + 'y');
     this.makeLong = () => new LongPieceBpe(new Map(Object.entries(model.vocab)), parseMerges(model.merges), BYTE_TO_CHAR);
