@@ -143,11 +143,19 @@ export interface PackSource {
  * uninterrupted run, for any worker count.
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
-  const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend);
-  if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
-  // Workers load their tokenizers (about a second each) while the main thread sets up.
-  const pool = new TokenizePool({ workers: capWorkers(o.workers, o.forceWorkers ?? false), tokenizer: o.tokenizer, backend });
+  const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
+  const workers = capWorkers(o.workers, o.forceWorkers ?? false);
+  // Workers load their tokenizers (over half a second each) while the main thread reads the
+  // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
+  const guess = requested === 'hf' ? 'hf' : 'fast';
+  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess });
   try {
+    const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, requested);
+    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
+    if (backend !== guess) {
+      await pool.close();
+      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend });
+    }
     const job = await setUpPackJob(o, backend, source);
     try {
       return await packWith(job, pool);
