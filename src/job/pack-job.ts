@@ -179,8 +179,12 @@ interface PackJob {
   ledger: Ledger;
   rank: RankInfo;
   docs: AsyncIterable<Doc>;
-  /** Input checksums for the manifest, computed while the job runs rather than after it. */
-  inputsDescribed: Promise<Manifest['inputs']>;
+  /**
+   * Input checksums for the manifest, started by the write phase: that phase waits on disk
+   * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
+   * share from the workers.
+   */
+  inputsDescribed: () => Promise<Manifest['inputs']>;
   store: ChunkStore;
   /** Complete chunks of a killed run with the same fingerprint. */
   resumed: ChunkIndex[];
@@ -207,8 +211,14 @@ async function setUpPackJob(o: PackJobOptions, backend: 'hf' | 'fast', source?: 
   }
   const ledger = source?.ledger ?? new Ledger();
   if (!ledger.onDrop) ledger.printDrops('pack');
-  const inputsDescribed = Promise.all(inputFiles.map(describeInput));
-  inputsDescribed.catch(() => {});
+  let described: Promise<Manifest['inputs']> | undefined;
+  const inputsDescribed = () => {
+    if (!described) {
+      described = Promise.all(inputFiles.map(describeInput));
+      described.catch(() => {}); // awaited by the manifest; a job that fails first must not crash on it
+    }
+    return described;
+  };
   const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField });
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
@@ -256,7 +266,7 @@ async function jobManifest(job: PackJob, report: ReportJson, written: Awaited<Re
     rank: job.rank,
     config: { ...job.config, tokenizer_backend: job.backend },
     tokenizer: { name: t.name, sha256: t.hash, eos_id: t.eosId, pad_id: t.padId },
-    inputs: await job.inputsDescribed,
+    inputs: await job.inputsDescribed(),
     ledger: job.ledger,
     report,
     outputs: written,
@@ -403,6 +413,7 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
   const order = binOrder(plan.bins, (o.shuffle ?? true) ? (o.shuffleSeed ?? 0) : undefined);
   const assembler = new BinAssembler(job.store, o.seqLen, job.tokenizer.padId);
   const tally = new UnitTally(plan.units);
+  void job.inputsDescribed();
   job.progress({ phase: 'write', totalBins: plan.bins });
   try {
     for (let i = 0; i < order.count; i++) {
