@@ -146,11 +146,19 @@ export interface PackSource {
  * uninterrupted run, for any worker count.
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
-  const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend);
-  if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
-  // Workers load their tokenizers (about a second each) while the main thread sets up.
-  const pool = new TokenizePool({ workers: capWorkers(o.workers, o.forceWorkers ?? false), tokenizer: o.tokenizer, backend });
+  const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
+  const workers = capWorkers(o.workers, o.forceWorkers ?? false);
+  // Workers load their tokenizers (over half a second each) while the main thread reads the
+  // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
+  const guess = requested === 'hf' ? 'hf' : 'fast';
+  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess });
   try {
+    const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, requested);
+    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
+    if (backend !== guess) {
+      await pool.close();
+      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend });
+    }
     const job = await setUpPackJob(o, backend, source);
     try {
       return await packWith(job, pool);
@@ -174,8 +182,12 @@ interface PackJob {
   ledger: Ledger;
   rank: RankInfo;
   docs: AsyncIterable<Doc>;
-  /** Input checksums for the manifest, computed while the job runs rather than after it. */
-  inputsDescribed: Promise<Manifest['inputs']>;
+  /**
+   * Input checksums for the manifest, started by the write phase: that phase waits on disk
+   * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
+   * share from the workers.
+   */
+  inputsDescribed: () => Promise<Manifest['inputs']>;
   store: ChunkStore;
   /** Complete chunks of a killed run with the same fingerprint. */
   resumed: ChunkIndex[];
@@ -202,8 +214,14 @@ async function setUpPackJob(o: PackJobOptions, backend: 'hf' | 'fast', source?: 
   }
   const ledger = source?.ledger ?? new Ledger();
   if (!ledger.onDrop) ledger.printDrops('pack');
-  const inputsDescribed = Promise.all(inputFiles.map(describeInput));
-  inputsDescribed.catch(() => {});
+  let described: Promise<Manifest['inputs']> | undefined;
+  const inputsDescribed = () => {
+    if (!described) {
+      described = Promise.all(inputFiles.map(describeInput));
+      described.catch(() => {}); // awaited by the manifest; a job that fails first must not crash on it
+    }
+    return described;
+  };
   const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField });
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
@@ -252,7 +270,7 @@ async function jobManifest(job: PackJob, report: ReportJson, written: Awaited<Re
     rank: job.rank,
     config: { ...job.config, tokenizer_backend: job.backend },
     tokenizer: { name: t.name, sha256: t.hash, eos_id: t.eosId, pad_id: t.padId },
-    inputs: await job.inputsDescribed,
+    inputs: await job.inputsDescribed(),
     ledger: job.ledger,
     report,
     outputs: written,
@@ -399,6 +417,7 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
   const order = binOrder(plan.bins, (o.shuffle ?? true) ? (o.shuffleSeed ?? 0) : undefined);
   const assembler = new BinAssembler(job.store, o.seqLen, job.tokenizer.padId);
   const tally = new UnitTally(plan.units);
+  void job.inputsDescribed();
   job.progress({ phase: 'write', totalBins: plan.bins });
   try {
     for (let i = 0; i < order.count; i++) {

@@ -58,3 +58,48 @@ export function tokenCharRanges(piece: string, byteLens: ArrayLike<number>, star
     byte = tokenEnd;
   }
 }
+
+/** Byte of each byte-level alphabet character by char code (-1 elsewhere): the alphabet lies below U+0200. */
+const CODE_TO_BYTE = (() => {
+  const t = new Int16Array(512).fill(-1);
+  BYTE_TO_CHAR.forEach((c, b) => (t[c.charCodeAt(0)] = b));
+  return t;
+})();
+
+const BASE64 = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', (c) => c.charCodeAt(0));
+
+/**
+ * A vocabulary of byte-level tokens as tiktoken's ranks file ("base64(bytes) id" a line),
+ * written into one byte array: a worker builds it on load, and building it a token at a time
+ * (a Buffer and two strings each) took most of the fast backend's start-up.
+ */
+export function tiktokenRanks(vocab: Record<string, number>): string {
+  let size = 0;
+  for (const token in vocab) size += 4 * Math.ceil(token.length / 3) + 12;
+  const out = new Uint8Array(size);
+  const bytes = new Uint8Array(3);
+  let at = 0;
+  for (const token in vocab) {
+    for (let i = 0; i < token.length; i += 3) {
+      const n = Math.min(3, token.length - i);
+      for (let k = 0; k < 3; k++) bytes[k] = k < n ? byteOf(token, i + k) : 0;
+      const v = (bytes[0]! << 16) | (bytes[1]! << 8) | bytes[2]!;
+      out[at++] = BASE64[v >> 18]!;
+      out[at++] = BASE64[(v >> 12) & 63]!;
+      out[at++] = n > 1 ? BASE64[(v >> 6) & 63]! : 61; // '='
+      out[at++] = n > 2 ? BASE64[v & 63]! : 61;
+    }
+    out[at++] = 32;
+    const id = String(vocab[token]);
+    for (let i = 0; i < id.length; i++) out[at++] = id.charCodeAt(i);
+    out[at++] = 10;
+  }
+  return Buffer.from(out.buffer, 0, at > 0 ? at - 1 : 0).toString('latin1');
+}
+
+function byteOf(token: string, i: number): number {
+  const c = token.charCodeAt(i);
+  const b = c < 512 ? CODE_TO_BYTE[c]! : -1;
+  if (b < 0) throw new Error(`vocabulary token ${JSON.stringify(token)} is not byte-level`);
+  return b;
+}

@@ -1,9 +1,10 @@
 import { Tiktoken } from 'tiktoken';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { BYTE_TO_CHAR, tokenBytes, tokenCharRanges } from './byte-level.js';
+import { BYTE_TO_CHAR, tiktokenRanks, tokenBytes, tokenCharRanges } from './byte-level.js';
 import { LongPieceBpe } from './long-bpe.js';
 import type { TokenBuffer } from './token-buffer.js';
 import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
+import { hashRange, PieceMemo } from './piece-memo.js';
 
 /**
  * The fast tokenizer backend: the same ids as @huggingface/tokenizers for a tokenizer.json
@@ -128,61 +129,96 @@ function parseMerges(merges: BpeModelJson['merges']): [string, string][] {
 export class FastBpe {
   private readonly core: Tiktoken;
   private readonly byteLens: Int32Array;
+  /** The reference's Split regex (global), and the same regex sticky: see encodeInto. */
   private readonly pattern: RegExp;
+  private readonly sticky: RegExp;
   private readonly encoder = new TextEncoder();
-  private memo = new Map<string, Int32Array>();
+  private readonly memo = new PieceMemo(MEMO_ENTRIES);
   private long: LongPieceBpe | undefined;
   private readonly makeLong: () => LongPieceBpe;
 
   /** `json` must have passed checkFastPipeline. */
   constructor(json: TokenizerJsonLike) {
     const model = json.model as BpeModelJson;
-    const lines: string[] = [];
     let maxId = 0;
-    for (const id of Object.values(model.vocab)) maxId = Math.max(maxId, id);
+    for (const token in model.vocab) maxId = Math.max(maxId, model.vocab[token]!);
     this.byteLens = new Int32Array(maxId + 1);
-    for (const [token, id] of Object.entries(model.vocab)) {
-      lines.push(`${Buffer.from(tokenBytes(token)!).toString('base64')} ${id}`);
-      this.byteLens[id] = token.length;
-    }
+    for (const token in model.vocab) this.byteLens[model.vocab[token]!] = token.length;
     // A pattern that matches the whole input: the pieces are already split.
-    this.core = new Tiktoken(lines.join('\n'), {}, '[\\s\\S]+');
+    this.core = new Tiktoken(tiktokenRanks(model.vocab), {}, '[\\s\\S]+');
     this.pattern = referencePattern(json);
+    this.sticky = new RegExp(this.pattern.source, this.pattern.flags.replace('g', '') + 'y');
     this.makeLong = () => new LongPieceBpe(new Map(Object.entries(model.vocab)), parseMerges(model.merges), BYTE_TO_CHAR);
   }
 
   /**
    * Tokenizes `text` (already normalized) into `out`, each token's range offset by `base`,
    * mapped through `map` when normalization changed the text.
+   *
+   * The pieces are the reference's: its matches, and the gaps between them. Where the sticky
+   * regex matches at the search position, the global one finds that same match (it tries that
+   * position first, with the same backtracking), so the sticky `test`, which builds no match
+   * array, gives the piece; only elsewhere (a gap, an empty match) is the global `exec` run.
    */
   encodeInto(text: string, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
-    const re = this.pattern;
-    re.lastIndex = 0;
+    const sticky = this.sticky;
     let prev = 0;
-    const piece = (a: number, b: number) => {
-      const enc = this.pieceTokens(text.slice(a, b));
-      const n = enc.length / 3;
-      out.reserve(n);
-      for (let i = 0; i < n; i++) {
-        const s = a + enc[n + i]!;
-        const e = a + enc[2 * n + i]!;
-        out.push(enc[i]!, base + (map ? map(s, false) : s), base + (map ? map(e, true) : e));
+    let pos = 0;
+    for (;;) {
+      let start = pos;
+      let end: number;
+      sticky.lastIndex = pos;
+      if (sticky.test(text)) end = sticky.lastIndex;
+      else {
+        this.pattern.lastIndex = pos;
+        const m = this.pattern.exec(text);
+        if (!m) break;
+        start = m.index;
+        end = start + m[0].length;
       }
-    };
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m.index > prev) piece(prev, m.index);
-      const end = m.index + m[0].length;
-      if (end > m.index) piece(m.index, end);
-      else re.lastIndex += codeUnitsAt(text, re.lastIndex); // an empty match: step over one character, as matchAll does
+      if (start > prev) this.piece(text, prev, start, out, base, map);
+      if (end > start) {
+        this.piece(text, start, end, out, base, map);
+        pos = end;
+      } else pos = end + codeUnitsAt(text, end); // an empty match: step over one character, as matchAll does
       prev = end;
     }
-    if (prev < text.length) piece(prev, text.length);
+    if (prev < text.length) this.piece(text, prev, text.length, out, base, map);
+  }
+
+  /** The tokens of piece text[a, b) appended to `out`, from the memo when it has them. */
+  private piece(text: string, a: number, b: number, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
+    let enc: Int32Array;
+    let at: number;
+    let n: number;
+    const h = b - a < MEMO_MAX_PIECE ? hashRange(text, a, b) : 0;
+    const e = b - a < MEMO_MAX_PIECE ? this.memo.find(text, a, b, h) : -1;
+    if (e >= 0) {
+      enc = this.memo.pool;
+      at = this.memo.offsets[e]!;
+      n = this.memo.counts[e]!;
+    } else {
+      const p = text.slice(a, b);
+      enc = this.pieceTokens(p);
+      if (b - a < MEMO_MAX_PIECE) this.memo.add(p, h, enc);
+      at = 0;
+      n = enc.length / 3;
+    }
+    out.reserve(n);
+    const { ids, starts, ends } = out;
+    let k = out.length;
+    for (let i = 0; i < n; i++, k++) {
+      const s = a + enc[at + n + i]!;
+      const t = a + enc[at + 2 * n + i]!;
+      ids[k] = enc[at + i]!;
+      starts[k] = base + (map ? map(s, false) : s);
+      ends[k] = base + (map ? map(t, true) : t);
+    }
+    out.length = k;
   }
 
   /** [ids..., starts..., ends...] of one piece, starts and ends in UTF-16 units of the piece. */
   private pieceTokens(p: string): Int32Array {
-    const hit = this.memo.get(p);
-    if (hit) return hit;
     const bytes = this.encoder.encode(p);
     if (bytes.length > MAX_PIECE_BYTES) throw new TokenizeLimitError('piece_too_long', `one pre-tokenized piece of ${bytes.length} bytes (limit ${MAX_PIECE_BYTES})`);
     const ids = bytes.length > LONG_PIECE_BYTES ? (this.long ??= this.makeLong()).encode(bytes) : this.core.encode_ordinary(p);
@@ -194,10 +230,6 @@ export class FastBpe {
       lens[i] = this.byteLens[ids[i]!]!;
     }
     tokenCharRanges(p, lens, enc.subarray(n, 2 * n), enc.subarray(2 * n), 0);
-    if (p.length < MEMO_MAX_PIECE) {
-      if (this.memo.size >= MEMO_ENTRIES) this.memo = new Map();
-      this.memo.set(p, enc);
-    }
     return enc;
   }
 }

