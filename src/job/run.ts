@@ -188,7 +188,7 @@ function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDi
   };
   const reread = new Map<string, (repeat: number) => AsyncIterable<Doc>>();
   for (const s of cfg.sources) {
-    if ((s.target?.maxRepeat ?? 1) <= 1 || s.then.length > 0 || !sourceEntry(s.type).redraws) continue;
+    if (!mayRepeat(s) || s.then.length > 0 || !sourceEntry(s.type).redraws) continue;
     // A throwaway context: the source's ledger and figures were taken when it was first read.
     reread.set(s.name, (repeat) => {
       const workDir = join(runDir, 'tmp', `repeat-${s.name}`);
@@ -199,9 +199,11 @@ function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDi
   return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage, reread };
 }
 
+const mayRepeat = (s: SourceConfig) => (s.target?.maxRepeat ?? 1) > 1;
+
 /** A source that may repeat and has stages keeps its documents as read, for repeats to go through the stages again. */
 function keepsBaseDocs(cfg: RunConfig, s: SourceConfig): boolean {
-  return (s.target?.maxRepeat ?? 1) > 1 && s.then.length > 0 && cfg.mixture !== undefined;
+  return mayRepeat(s) && s.then.length > 0 && cfg.mixture !== undefined;
 }
 
 const baseFileName = (i: number) => `base-${String(i).padStart(3, '0')}.jsonl`;

@@ -123,7 +123,7 @@ async function* repeatsOf(o: ApplyOptions, byName: Map<string, SourcePlan>, toke
 /** The unit of a restaged repeat: the tag the stages kept, else its id without the repeat suffix. */
 function unitOfRepeat(d: Doc): string {
   const u = d.meta.mixture_unit;
-  return typeof u === 'string' ? u.replace(/#r\d+$/, '') : d.id.replace(/#r\d+$/, '');
+  return (typeof u === 'string' ? u : d.id).replace(/#r\d+$/, '');
 }
 
 function setOf(m: Map<string, Set<string>>, k: string): Set<string> {

@@ -11,14 +11,25 @@ export const BYTE_TO_CHAR: string[] = (() => {
   return out;
 })();
 
-const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((c, b) => [c, b] as const));
+/** Byte of each byte-level alphabet character by char code (-1 elsewhere): the alphabet lies below U+0200. */
+const CODE_TO_BYTE = (() => {
+  const t = new Int16Array(512).fill(-1);
+  BYTE_TO_CHAR.forEach((c, b) => (t[c.charCodeAt(0)] = b));
+  return t;
+})();
+
+/** The byte of the alphabet character at token[i], or -1 when it is outside the alphabet. */
+const byteAt = (token: string, i: number): number => {
+  const c = token.charCodeAt(i);
+  return c < 512 ? CODE_TO_BYTE[c]! : -1;
+};
 
 /** The bytes of a vocabulary token, or undefined when it uses a character outside the alphabet. */
 export function tokenBytes(token: string): Uint8Array | undefined {
   const out = new Uint8Array(token.length);
   for (let i = 0; i < token.length; i++) {
-    const b = CHAR_TO_BYTE.get(token[i]!);
-    if (b === undefined) return undefined;
+    const b = byteAt(token, i);
+    if (b < 0) return undefined;
     out[i] = b;
   }
   return out;
@@ -59,13 +70,6 @@ export function tokenCharRanges(piece: string, byteLens: ArrayLike<number>, star
   }
 }
 
-/** Byte of each byte-level alphabet character by char code (-1 elsewhere): the alphabet lies below U+0200. */
-const CODE_TO_BYTE = (() => {
-  const t = new Int16Array(512).fill(-1);
-  BYTE_TO_CHAR.forEach((c, b) => (t[c.charCodeAt(0)] = b));
-  return t;
-})();
-
 const BASE64 = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', (c) => c.charCodeAt(0));
 
 /**
@@ -98,8 +102,7 @@ export function tiktokenRanks(vocab: Record<string, number>): string {
 }
 
 function byteOf(token: string, i: number): number {
-  const c = token.charCodeAt(i);
-  const b = c < 512 ? CODE_TO_BYTE[c]! : -1;
+  const b = byteAt(token, i);
   if (b < 0) throw new Error(`vocabulary token ${JSON.stringify(token)} is not byte-level`);
   return b;
 }
