@@ -535,26 +535,36 @@ const OUTER_PROSE_CHARS = 200;
 
 /**
  * An article split into sections that sit in separate wrappers (a first part, an inline widget,
- * the rest) scores as two strong candidates that are cousins, not siblings: the weaker part is
- * kept too when it scores at least half of the top, has few links, and the two parts are most of
- * the text of the block that holds both (so that block is the article, not a page with a sidebar).
+ * the rest) scores as strong candidates that are cousins, not siblings: a weaker part is kept
+ * too when it scores at least half of the top (a fifth when it has the top's class, as a section
+ * styled alike does), has few links, and the parts are most of the text of the block that holds
+ * them (so that block is the article, not a page with a sidebar).
  */
 function withArticleParts(top: Element, roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>): Element[] {
   const topScore = scores.get(top) ?? 0;
   const topText = stats.get(top)?.text ?? 0;
+  const topClass = attr(top, 'class');
   const parts: Element[] = [];
-  for (const [e, score] of scores) {
-    if (score < topScore * PART_MIN_SCORE_SHARE || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
+  let partsText = 0;
+  for (const [e, score] of [...scores].sort((a, b) => b[1] - a[1])) {
+    // A block styled as the top one (the same class) is another section of the same article.
+    const minShare = topClass && attr(e, 'class') === topClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
+    if (score < topScore * minShare || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
     const s = stats.get(e)!;
     if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
     const holder = commonAncestor(top, e, PART_MAX_LEVELS);
-    if (!holder || COMMENT_NAMES.test(classAndId(e))) continue;
-    if (topText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE && !parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) parts.push(e);
+    if (!holder || COMMENT_NAMES.test(classAndId(e)) || parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) continue;
+    // The parts found so far count too: an article in three wrappers has no two that make up most of it.
+    if (topText + partsText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE) {
+      parts.push(e);
+      partsText += s.text;
+    }
   }
   if (!parts.length) return roots;
   return [...roots, ...parts].sort((a, b) => (precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0));
 }
 const PART_MIN_SCORE_SHARE = 0.5;
+const PART_SAME_CLASS_MIN_SCORE_SHARE = 0.2;
 const PART_MAX_LINK_DENSITY = 0.2;
 const PART_MAX_LEVELS = 5;
 const PART_MIN_TEXT_SHARE = 0.7;
