@@ -362,6 +362,28 @@ function pickTop(body: Element, scores: Map<Element, number>): Element {
     if (s === undefined || s < (scores.get(top) ?? topScore) * 0.9) break;
     top = anc;
   }
+  return TABLE_PARTS.has(top.name) ? climbToRisingAncestor(top, scores) : top;
+}
+
+/**
+ * A table's cells are scored paragraphs, so a long table can be the top candidate while the
+ * article's other text sits around it. Scores fall with each level up, so an ancestor that scores
+ * more than the level below it holds content of its own beside the table: as Readability does,
+ * the walk goes up while ancestors keep a third of the top's score and stops at the first that
+ * rises (wikipedia-4: a list article that is mostly one table). Only from a table: from any top,
+ * the climb reached a whole page layout (yahoo-3 0.997 -> 0.585).
+ */
+const TABLE_PARTS = new Set(['table', 'tbody', 'thead', 'tr']);
+function climbToRisingAncestor(top: Element, scores: Map<Element, number>): Element {
+  const threshold = (scores.get(top) ?? 0) / 3;
+  let last = scores.get(top) ?? 0;
+  for (let anc = parentElement(top); anc && anc.name !== 'body' && anc.name !== 'html'; anc = parentElement(anc)) {
+    const s = scores.get(anc);
+    if (s === undefined) continue;
+    if (s < threshold) break;
+    if (s > last) return anc;
+    last = s;
+  }
   return top;
 }
 

@@ -91,3 +91,13 @@ test('a gallery\'s caption list that holds most of the page\'s paragraphs is sti
   assert.ok(text.includes('Most people go to hotels for the pleasure of sleeping in a giant bed'));
   assert.ok(!text.includes('Manchester United'), 'gallery captions left out');
 });
+
+test('a table scored as the top candidate takes the text around it in its container', { skip: devSetDir ? false : 'the readability test pages are not present' }, () => {
+  // wikipedia-4: a list article whose table cells outscore everything; the intro paragraphs sit beside the table in its container.
+  const result = rewriteWithRules(readFileSync(join(devSetDir!, 'wikipedia-4', 'source.html'), 'utf8'));
+  assert.ok(result.ok);
+  const text = squash(markdownToPlainText(result.markdown));
+  assert.ok(text.includes('For a list of films that include any kind of time travel'), 'the paragraph after the intro');
+  assert.ok(text.includes('Repeat Performance'), 'the table');
+  assert.ok(text.indexOf('For a list of films') < text.indexOf('Repeat Performance'), 'in document order');
+});
