@@ -427,9 +427,10 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
 
 /**
  * Page chrome that sits inside the article's own container (bylines, dates, share bars, tag
- * lists, related-story boxes, captions): blocks named so, and small next to the content.
+ * lists, related-story boxes, captions): blocks named so, and small next to the content. A name
+ * negated with "no" ("no_caption", buzzfeed's list items without one) says the block is not that.
  */
-const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
+const CHROME = /(^|[-_\s])(?<!no[-_])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
 const CHROME_MAX_SHARE = 0.25;
 
 function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
