@@ -480,7 +480,7 @@ function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Eleme
 }
 
 /** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
-const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
+const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|perex|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
 const LEAD_LEVELS = 4;
 
 /**
