@@ -459,10 +459,10 @@ const READ_ALSO =
 const READ_ALSO_MAX_CHARS = 250;
 /**
  * An image caption outside `<figcaption>`: a line that starts as a figure legend ("Abbildung 4:",
- * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...").
+ * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...", "(Quelle: ...)", "Fuente: ...").
  */
 const CAPTION =
-  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de)\s*:)[^.!?]{0,80}$/i;
+  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de|quelle|fuente|źródło)\s*:)[^.!?]{0,80}$/i;
 const CAPTION_MAX_CHARS = 300;
 
 function isReadAlsoOrCaption(text: string): boolean {
