@@ -75,9 +75,11 @@ interface Stats {
   heading: number;
   th: number;
   blockChildren: number;
+  /** Text inside `<ul>`/`<ol>` elements. */
+  listText: number;
 }
 
-const newStats = (): Stats => ({ text: 0, linkText: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, pre: 0, embed: 0, heading: 0, th: 0, blockChildren: 0 });
+const newStats = (): Stats => ({ text: 0, linkText: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, pre: 0, embed: 0, heading: 0, th: 0, blockChildren: 0, listText: 0 });
 
 export function classWeight(e: Element, flags: ExtractFlags): number {
   if (!flags.weightClasses) return 0;
@@ -256,6 +258,7 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
         s.embed += cs.embed;
         s.heading += cs.heading;
         s.th += cs.th;
+        s.listText += cs.listText;
         if (BLOCK_TAGS.has(c.name)) s.blockChildren++;
       }
     }
@@ -270,6 +273,7 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
     else if (name === 'video' || name === 'audio' || name === 'embed' || name === 'object' || name === 'iframe') s.embed++;
     else if (name === 'th') s.th++;
     if (/^h[1-6]$/.test(name)) s.heading += s.text;
+    if (name === 'ul' || name === 'ol') s.listText = s.text;
     stats.set(n, s);
   }
   return stats;
@@ -631,6 +635,8 @@ function isIllustratedText(s: Stats): boolean {
   return s.text >= ILLUSTRATED_TEXT_CHARS && linkDensity(s) < 0.1;
 }
 const ILLUSTRATED_TEXT_CHARS = 250;
+const LIST_BLOCK_SHARE = 0.9;
+const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
@@ -649,7 +655,9 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
         continue;
       }
       if (s.commas >= 10) continue;
-      const isList = e.name === 'ul' || e.name === 'ol';
+      // A block that is nine tenths list (a reference list in its wrapper) is judged as a list, as in
+      // Readability, unless it is mostly links (then it is a teaser list, and the link rules apply).
+      const isList = e.name === 'ul' || e.name === 'ol' || (s.listText > s.text * LIST_BLOCK_SHARE && linkDensity(s) < LIST_BLOCK_MAX_LINK_DENSITY);
       const ld = linkDensity(s);
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
