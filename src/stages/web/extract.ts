@@ -636,6 +636,18 @@ function isIllustratedText(s: Stats): boolean {
 }
 const ILLUSTRATED_TEXT_CHARS = 250;
 const LIST_BLOCK_SHARE = 0.9;
+
+/**
+ * A list's score starts below zero for its tag alone (-3), so a list a heading or two scored into
+ * is dropped as negative although it holds prose (an accordion of pros and cons, a list of
+ * captioned items): a list with some text, few links and no negative class name is judged by the
+ * other rules instead.
+ */
+function isListOfProse(e: Element, s: Stats, weight: number): boolean {
+  return (e.name === 'ul' || e.name === 'ol') && weight >= 0 && linkDensity(s) < LIST_OF_PROSE_MAX_LINK_DENSITY && s.text >= LIST_OF_PROSE_MIN_CHARS;
+}
+const LIST_OF_PROSE_MAX_LINK_DENSITY = 0.2;
+const LIST_OF_PROSE_MIN_CHARS = 50;
 const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
@@ -650,7 +662,7 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
       if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
-      if (weight + (scores.get(e) ?? 0) < 0) {
+      if (weight + (scores.get(e) ?? 0) < 0 && !isListOfProse(e, s, weight)) {
         removed.add(e);
         continue;
       }
