@@ -165,13 +165,23 @@ export function dropTitleHeading(roots: Element[], removed: Set<Element>, title:
   if (!titleWords.size) return;
   for (const root of roots) {
     for (const e of descendants(root, (x) => removed.has(x))) {
+      // The title stands above the text: a heading after a paragraph heads a section.
+      if (e.name === 'p' && textOf(e).trim()) return;
       if (e.name !== 'h1' && e.name !== 'h2') continue;
       const words = wordTokens(textOf(e));
       if (!words.length) continue;
-      const shared = words.filter((w) => titleWords.has(w)).length;
-      // The heading is the title (or the title minus the site name): most of its words are the title's.
-      if (shared / words.length >= 0.8 && shared / titleWords.size >= 0.5) removed.add(e);
+      // The heading is the title, the title minus the site name, or the title with a word or two
+      // more ("beta", "test"): as in Readability, the words it does not share with the title are
+      // under a quarter of its text.
+      const unshared = words.filter((w) => !titleWords.has(w));
+      if (joinedLength(unshared) < joinedLength(words) * (1 - TITLE_HEADING_SIMILARITY)) removed.add(e);
       return;
     }
   }
+}
+const TITLE_HEADING_SIMILARITY = 0.75;
+
+/** Length of the words joined by single spaces. */
+function joinedLength(words: string[]): number {
+  return words.length ? words.reduce((a, w) => a + w.length, words.length - 1) : 0;
 }
