@@ -693,7 +693,7 @@ export function findTitle(doc: Document): string {
   let h1 = '';
   for (const e of descendants(doc)) {
     if (e.name === 'title' && !title) title = textOf(e);
-    else if (e.name === 'meta' && !ogTitle && /^(og:title|twitter:title|dc\.title)$/i.test(attr(e, 'property') || attr(e, 'name'))) ogTitle = attr(e, 'content');
+    else if (e.name === 'meta' && !ogTitle && /^(og:title|twitter:title|dc\.title|dcterms?\.title|parsely-title)$/i.test(attr(e, 'property') || attr(e, 'name'))) ogTitle = attr(e, 'content');
     else if (e.name === 'h1' && !h1) h1 = textOf(e);
   }
   return (ogTitle || title || h1).replace(/\s+/g, ' ').trim();
