@@ -650,16 +650,21 @@ const LIST_OF_PROSE_MAX_LINK_DENSITY = 0.2;
 const LIST_OF_PROSE_MIN_CHARS = 50;
 const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
 
+/** A table with header cells, or marked as one: its rows are data, not layout. */
+function isDataTable(e: Element, stats: Map<Element, Stats>): boolean {
+  return e.name === 'table' && ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table');
+}
+
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
     const total = stats.get(root)?.text ?? 0;
-    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
+    // Nothing inside a data table is cleaned (as in Readability): its cells are the data, links and images included.
+    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code' || isDataTable(x, stats))) {
       if (!CONDITIONAL_TAGS.has(e.name)) continue;
       const s = stats.get(e)!;
       // A block holding most of the content is the content, whatever its class or links say.
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
-      if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
       if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
       if (weight + (scores.get(e) ?? 0) < 0 && !isListOfProse(e, s, weight)) {
