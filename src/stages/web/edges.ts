@@ -142,8 +142,17 @@ const CHROME_HEADING =
 const CHROME_HEADING_CHARS = 60;
 
 function isTailChrome(l: Leaf): boolean {
-  return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
+  return HEADING.test(l.e.name) || isDateStamp(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
+
+/**
+ * A publication stamp ("Updated: 3/9 18:45", "Stand: 12.03.2020", "最終更新:3/9(木)"): after the
+ * prose it is the page's footer, not the article's own ending.
+ */
+function isDateStamp(t: string): boolean {
+  return t.length <= 80 && /\p{N}/u.test(t) && PUBLISHED_PHRASE.test(t);
+}
+const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
