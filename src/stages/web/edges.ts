@@ -142,8 +142,17 @@ const CHROME_HEADING =
 const CHROME_HEADING_CHARS = 60;
 
 function isTailChrome(l: Leaf): boolean {
-  return HEADING.test(l.e.name) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
+  return HEADING.test(l.e.name) || isDateStamp(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
+
+/**
+ * A publication stamp ("Updated: 3/9 18:45", "Stand: 12.03.2020", "最終更新:3/9(木)"): after the
+ * prose it is the page's footer, not the article's own ending.
+ */
+function isDateStamp(t: string): boolean {
+  return t.length <= 80 && /\p{N}/u.test(t) && PUBLISHED_PHRASE.test(t);
+}
+const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
@@ -165,13 +174,23 @@ export function dropTitleHeading(roots: Element[], removed: Set<Element>, title:
   if (!titleWords.size) return;
   for (const root of roots) {
     for (const e of descendants(root, (x) => removed.has(x))) {
+      // The title stands above the text: a heading after a paragraph heads a section.
+      if (e.name === 'p' && textOf(e).trim()) return;
       if (e.name !== 'h1' && e.name !== 'h2') continue;
       const words = wordTokens(textOf(e));
       if (!words.length) continue;
-      const shared = words.filter((w) => titleWords.has(w)).length;
-      // The heading is the title (or the title minus the site name): most of its words are the title's.
-      if (shared / words.length >= 0.8 && shared / titleWords.size >= 0.5) removed.add(e);
+      // The heading is the title, the title minus the site name, or the title with a word or two
+      // more ("beta", "test"): as in Readability, the words it does not share with the title are
+      // under a quarter of its text.
+      const unshared = words.filter((w) => !titleWords.has(w));
+      if (joinedLength(unshared) < joinedLength(words) * (1 - TITLE_HEADING_SIMILARITY)) removed.add(e);
       return;
     }
   }
+}
+const TITLE_HEADING_SIMILARITY = 0.75;
+
+/** Length of the words joined by single spaces. */
+function joinedLength(words: string[]): number {
+  return words.length ? words.reduce((a, w) => a + w.length, words.length - 1) : 0;
 }

@@ -75,9 +75,11 @@ interface Stats {
   heading: number;
   th: number;
   blockChildren: number;
+  /** Text inside `<ul>`/`<ol>` elements. */
+  listText: number;
 }
 
-const newStats = (): Stats => ({ text: 0, linkText: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, pre: 0, embed: 0, heading: 0, th: 0, blockChildren: 0 });
+const newStats = (): Stats => ({ text: 0, linkText: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, pre: 0, embed: 0, heading: 0, th: 0, blockChildren: 0, listText: 0 });
 
 export function classWeight(e: Element, flags: ExtractFlags): number {
   if (!flags.weightClasses) return 0;
@@ -256,6 +258,7 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
         s.embed += cs.embed;
         s.heading += cs.heading;
         s.th += cs.th;
+        s.listText += cs.listText;
         if (BLOCK_TAGS.has(c.name)) s.blockChildren++;
       }
     }
@@ -270,6 +273,7 @@ function computeStats(doc: Document, removed: Set<Element>): Map<Element, Stats>
     else if (name === 'video' || name === 'audio' || name === 'embed' || name === 'object' || name === 'iframe') s.embed++;
     else if (name === 'th') s.th++;
     if (/^h[1-6]$/.test(name)) s.heading += s.text;
+    if (name === 'ul' || name === 'ol') s.listText = s.text;
     stats.set(n, s);
   }
   return stats;
@@ -362,6 +366,28 @@ function pickTop(body: Element, scores: Map<Element, number>): Element {
     if (s === undefined || s < (scores.get(top) ?? topScore) * 0.9) break;
     top = anc;
   }
+  return TABLE_PARTS.has(top.name) ? climbToRisingAncestor(top, scores) : top;
+}
+
+/**
+ * A table's cells are scored paragraphs, so a long table can be the top candidate while the
+ * article's other text sits around it. Scores fall with each level up, so an ancestor that scores
+ * more than the level below it holds content of its own beside the table: as Readability does,
+ * the walk goes up while ancestors keep a third of the top's score and stops at the first that
+ * rises (wikipedia-4: a list article that is mostly one table). Only from a table: from any top,
+ * the climb reached a whole page layout (yahoo-3 0.997 -> 0.585).
+ */
+const TABLE_PARTS = new Set(['table', 'tbody', 'thead', 'tr']);
+function climbToRisingAncestor(top: Element, scores: Map<Element, number>): Element {
+  const threshold = (scores.get(top) ?? 0) / 3;
+  let last = scores.get(top) ?? 0;
+  for (let anc = parentElement(top); anc && anc.name !== 'body' && anc.name !== 'html'; anc = parentElement(anc)) {
+    const s = scores.get(anc);
+    if (s === undefined) continue;
+    if (s < threshold) break;
+    if (s > last) return anc;
+    last = s;
+  }
   return top;
 }
 
@@ -405,9 +431,10 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
 
 /**
  * Page chrome that sits inside the article's own container (bylines, dates, share bars, tag
- * lists, related-story boxes, captions): blocks named so, and small next to the content.
+ * lists, related-story boxes, captions): blocks named so, and small next to the content. A name
+ * negated with "no" ("no_caption", buzzfeed's list items without one) says the block is not that.
  */
-const CHROME = /(^|[-_\s])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
+const CHROME = /(^|[-_\s])(?<!no[-_])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
 const CHROME_MAX_SHARE = 0.25;
 
 function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
@@ -436,10 +463,10 @@ const READ_ALSO =
 const READ_ALSO_MAX_CHARS = 250;
 /**
  * An image caption outside `<figcaption>`: a line that starts as a figure legend ("Abbildung 4:",
- * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...").
+ * "Figure 2:") or ends with the picture's credit ("Photograph: ...", "(Foto: ...)", "© ...", "(Quelle: ...)", "Fuente: ...").
  */
 const CAPTION =
-  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de)\s*:)[^.!?]{0,80}$/i;
+  /^\W*(abbildung|abb\.|figure|fig\.|grafik|illustration)\s*\d*\s*:|(^|[\s(|/*–-])(©|(photo(graph)?|photos|foto|fotos|bild|bildquelle|credit|crédits?|image|imagen|foto de|quelle|fuente|źródło)\s*:)[^.!?]{0,80}$/i;
 const CAPTION_MAX_CHARS = 300;
 
 function isReadAlsoOrCaption(text: string): boolean {
@@ -457,7 +484,7 @@ function dropReadMore(e: Element, stats: Map<Element, Stats>, removed: Set<Eleme
 }
 
 /** Class names of an article's standfirst: the teaser or summary publishers set above the body. */
-const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
+const LEAD = /(^|[-_\s])(intro|teaser|excerpt|subtitle|sub-title|lead|leader|lede|vorspann|perex|chapo|standfirst|summary|dek|deck|abstract|chapeau)([-_\s]|$)/i;
 const LEAD_LEVELS = 4;
 
 /**
@@ -535,26 +562,36 @@ const OUTER_PROSE_CHARS = 200;
 
 /**
  * An article split into sections that sit in separate wrappers (a first part, an inline widget,
- * the rest) scores as two strong candidates that are cousins, not siblings: the weaker part is
- * kept too when it scores at least half of the top, has few links, and the two parts are most of
- * the text of the block that holds both (so that block is the article, not a page with a sidebar).
+ * the rest) scores as strong candidates that are cousins, not siblings: a weaker part is kept
+ * too when it scores at least half of the top (a fifth when it has the top's class, as a section
+ * styled alike does), has few links, and the parts are most of the text of the block that holds
+ * them (so that block is the article, not a page with a sidebar).
  */
 function withArticleParts(top: Element, roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>): Element[] {
   const topScore = scores.get(top) ?? 0;
   const topText = stats.get(top)?.text ?? 0;
+  const topClass = attr(top, 'class');
   const parts: Element[] = [];
-  for (const [e, score] of scores) {
-    if (score < topScore * PART_MIN_SCORE_SHARE || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
+  let partsText = 0;
+  for (const [e, score] of [...scores].sort((a, b) => b[1] - a[1])) {
+    // A block styled as the top one (the same class) is another section of the same article.
+    const minShare = topClass && attr(e, 'class') === topClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
+    if (score < topScore * minShare || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
     const s = stats.get(e)!;
     if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
     const holder = commonAncestor(top, e, PART_MAX_LEVELS);
-    if (!holder || COMMENT_NAMES.test(classAndId(e))) continue;
-    if (topText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE && !parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) parts.push(e);
+    if (!holder || COMMENT_NAMES.test(classAndId(e)) || parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) continue;
+    // The parts found so far count too: an article in three wrappers has no two that make up most of it.
+    if (topText + partsText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE) {
+      parts.push(e);
+      partsText += s.text;
+    }
   }
   if (!parts.length) return roots;
   return [...roots, ...parts].sort((a, b) => (precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0));
 }
 const PART_MIN_SCORE_SHARE = 0.5;
+const PART_SAME_CLASS_MIN_SCORE_SHARE = 0.2;
 const PART_MAX_LINK_DENSITY = 0.2;
 const PART_MAX_LEVELS = 5;
 const PART_MIN_TEXT_SHARE = 0.7;
@@ -598,25 +635,46 @@ function isIllustratedText(s: Stats): boolean {
   return s.text >= ILLUSTRATED_TEXT_CHARS && linkDensity(s) < 0.1;
 }
 const ILLUSTRATED_TEXT_CHARS = 250;
+const LIST_BLOCK_SHARE = 0.9;
+
+/**
+ * A list's score starts below zero for its tag alone (-3), so a list a heading or two scored into
+ * is dropped as negative although it holds prose (an accordion of pros and cons, a list of
+ * captioned items): a list with some text, few links and no negative class name is judged by the
+ * other rules instead.
+ */
+function isListOfProse(e: Element, s: Stats, weight: number): boolean {
+  return (e.name === 'ul' || e.name === 'ol') && weight >= 0 && linkDensity(s) < LIST_OF_PROSE_MAX_LINK_DENSITY && s.text >= LIST_OF_PROSE_MIN_CHARS;
+}
+const LIST_OF_PROSE_MAX_LINK_DENSITY = 0.2;
+const LIST_OF_PROSE_MIN_CHARS = 50;
+const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
+
+/** A table with header cells, or marked as one: its rows are data, not layout. */
+function isDataTable(e: Element, stats: Map<Element, Stats>): boolean {
+  return e.name === 'table' && ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table');
+}
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */
 function cleanConditionally(roots: Element[], scores: Map<Element, number>, stats: Map<Element, Stats>, removed: Set<Element>, flags: ExtractFlags): void {
   for (const root of roots) {
     const total = stats.get(root)?.text ?? 0;
-    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
+    // Nothing inside a data table is cleaned (as in Readability): its cells are the data, links and images included.
+    for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code' || isDataTable(x, stats))) {
       if (!CONDITIONAL_TAGS.has(e.name)) continue;
       const s = stats.get(e)!;
       // A block holding most of the content is the content, whatever its class or links say.
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
-      if (e.name === 'table' && (s.th > 0 || attr(e, 'role') === 'table')) continue;
       const weight = classWeight(e, flags);
       if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
-      if (weight + (scores.get(e) ?? 0) < 0) {
+      if (weight + (scores.get(e) ?? 0) < 0 && !isListOfProse(e, s, weight)) {
         removed.add(e);
         continue;
       }
       if (s.commas >= 10) continue;
-      const isList = e.name === 'ul' || e.name === 'ol';
+      // A block that is nine tenths list (a reference list in its wrapper) is judged as a list, as in
+      // Readability, unless it is mostly links (then it is a teaser list, and the link rules apply).
+      const isList = e.name === 'ul' || e.name === 'ol' || (s.listText > s.text * LIST_BLOCK_SHARE && linkDensity(s) < LIST_BLOCK_MAX_LINK_DENSITY);
       const ld = linkDensity(s);
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
@@ -640,7 +698,7 @@ export function findTitle(doc: Document): string {
   let h1 = '';
   for (const e of descendants(doc)) {
     if (e.name === 'title' && !title) title = textOf(e);
-    else if (e.name === 'meta' && !ogTitle && /^(og:title|twitter:title|dc\.title)$/i.test(attr(e, 'property') || attr(e, 'name'))) ogTitle = attr(e, 'content');
+    else if (e.name === 'meta' && !ogTitle && /^(og:title|twitter:title|dc\.title|dcterms?\.title|parsely-title)$/i.test(attr(e, 'property') || attr(e, 'name'))) ogTitle = attr(e, 'content');
     else if (e.name === 'h1' && !h1) h1 = textOf(e);
   }
   return (ogTitle || title || h1).replace(/\s+/g, ' ').trim();

@@ -276,9 +276,9 @@ export class MarkdownRenderer {
     let n = Number.parseInt(attr(e, 'start'), 10);
     if (!Number.isFinite(n)) n = 1;
     const items: Block[] = [];
-    for (const c of e.children) {
-      if (!(c instanceof Element) || this.skip(c)) continue;
-      const inner = c.name === 'li' ? this.blocks(c.children) : this.element(c);
+    for (const item of listItems(e)) {
+      if (item instanceof Element && this.skip(item)) continue;
+      const inner = !(item instanceof Element) ? this.blocks(item) : item.name === 'li' ? this.blocks(item.children) : this.element(item);
       if (!inner.length) continue;
       const marker = ordered ? `${n++}. ` : '- ';
       const indent = ' '.repeat(marker.length);
@@ -382,3 +382,23 @@ function flattenTableChildren(n: AnyNode): AnyNode[] {
   return [n];
 }
 
+/**
+ * A list's items: its element children (`<li>`s, and a nested list or a stray block as before). A
+ * list without any `<li>` is an indented block (old pages indent prose with a bare `<ul>`): there
+ * each run of text and inline elements is an item too. In a list with items, stray text stays out
+ * (there it is mostly a server's error message).
+ */
+function listItems(list: Element): (Element | AnyNode[])[] {
+  const hasItems = list.children.some((c) => c instanceof Element && c.name === 'li');
+  const items: (Element | AnyNode[])[] = [];
+  let run: AnyNode[] = [];
+  for (const c of list.children) {
+    if (c instanceof Element && (hasItems || BLOCK_LIKE.has(c.name))) {
+      if (run.length) items.push(run);
+      run = [];
+      items.push(c);
+    } else if (!hasItems) run.push(c);
+  }
+  if (run.length) items.push(run);
+  return items;
+}
