@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
+import { DirectFile } from './direct-file.js';
 
 /** Temporary name beside the final one: a killed run never leaves a half file under the final name. */
 export function tempPath(path: string): string {
@@ -10,10 +11,12 @@ export function tempPath(path: string): string {
 
 /**
  * A binary output file written to a temporary name and renamed into place on commit(),
- * hashing its bytes as they pass (so the checksum costs no second read).
+ * hashing its bytes as they pass (so the checksum costs no second read). Written past the page
+ * cache where the filesystem allows it (DirectFile), else through a stream.
  */
 export class AtomicFile {
-  private readonly stream: WriteStream;
+  private readonly direct: DirectFile | undefined;
+  private readonly stream: WriteStream | undefined;
   private readonly tmp: string;
   private readonly hash = createHash('sha256');
   /** A write error (disk full, ...) kept for the next call, instead of an unhandled 'error' event. */
@@ -23,8 +26,11 @@ export class AtomicFile {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
     this.tmp = tempPath(path);
-    this.stream = createWriteStream(this.tmp);
-    this.stream.on('error', (e) => (this.error ??= e));
+    this.direct = DirectFile.open(this.tmp);
+    if (!this.direct) {
+      this.stream = createWriteStream(this.tmp, { highWaterMark: 4 << 20 });
+      this.stream.on('error', (e) => (this.error ??= e));
+    }
   }
 
   private check(): void {
@@ -32,34 +38,39 @@ export class AtomicFile {
   }
 
   /**
-   * Writes one chunk; waits for 'drain' when the stream's buffer is full so memory stays
-   * bounded. The stream keeps a reference until flushed: the caller must not reuse `chunk`.
+   * Writes one chunk, copied: the caller may reuse it once this resolves. Waits when the bytes
+   * in flight reach a few megabytes, so memory stays bounded.
    */
   async write(chunk: Uint8Array): Promise<void> {
     this.check();
     if (chunk.byteLength === 0) return;
     this.hash.update(chunk);
     this.bytes += chunk.byteLength;
-    if (!this.stream.write(chunk)) await once(this.stream, 'drain');
+    if (this.direct) return this.direct.write(chunk);
+    if (!this.stream!.write(Buffer.from(chunk))) await once(this.stream!, 'drain');
   }
 
   /** Flushes, closes and renames into place; returns the sha256 of the content. */
   async commit(): Promise<string> {
     this.check();
-    const closed = once(this.stream, 'close');
-    this.stream.end();
-    await closed;
-    this.check();
+    if (this.direct) await this.direct.finish(this.bytes);
+    else {
+      const closed = once(this.stream!, 'close');
+      this.stream!.end();
+      await closed;
+      this.check();
+    }
     renameSync(this.tmp, this.path);
     return this.hash.digest('hex');
   }
 
-  /** Gives up: once the stream has closed, the temporary file is removed; nothing appears under the final name. */
+  /** Gives up: once the file has closed, the temporary file is removed; nothing appears under the final name. */
   async abort(): Promise<void> {
-    if (!this.stream.closed) {
+    if (this.direct) await this.direct.abort();
+    else if (!this.stream!.closed) {
       // Not once(): that rejects on the 'error' that destroying a stream with pending writes emits.
-      const closed = new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
-      this.stream.destroy();
+      const closed = new Promise<void>((resolve) => this.stream!.once('close', () => resolve()));
+      this.stream!.destroy();
       await closed;
     }
     rmSync(this.tmp, { force: true });
