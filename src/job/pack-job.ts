@@ -235,9 +235,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
   const figures = new FiguresBuilder(o.seqLen);
   try {
     await tokenizePhase(job, pool, outputs, figures);
-    // The workers' heaps are freed before the write phase: the page cache then fills memory
-    // the system just had in use, which on a VM is several times faster than pages it must first
-    // be given (measured: write phase 2.1 s -> see docs/performance.md).
+    // The workers are done: their heaps go back to the system before planning and writing.
     await pool.close();
     const plan = await planPhase(job);
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
