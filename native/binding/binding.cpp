@@ -3,7 +3,6 @@
 #include <napi.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -277,21 +276,6 @@ Napi::Value CutUnits(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// alignedBuffer(bytes, alignment): zeroed memory at an address that is a multiple of `alignment`,
-// as an ArrayBuffer freed with it. O_DIRECT writes need aligned memory, which JavaScript cannot ask for.
-Napi::Value AlignedBuffer(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const size_t bytes = info[0].As<Napi::Number>().Int64Value();
-  const size_t alignment = info[1].As<Napi::Number>().Int64Value();
-  void* data = nullptr;
-  if (bytes == 0 || alignment == 0 || bytes % alignment != 0 || posix_memalign(&data, alignment, bytes) != 0) {
-    Napi::Error::New(env, "alignedBuffer: cannot allocate " + std::to_string(bytes) + " bytes aligned to " + std::to_string(alignment)).ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
-  std::memset(data, 0, bytes);
-  return Napi::ArrayBuffer::New(env, data, bytes, [](Napi::Env, void* p) { std::free(p); });
-}
-
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -299,7 +283,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativePacker", NativePacker::Define(env));
   exports.Set("NativePlanner", NativePlanner::Define(env));
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
-  exports.Set("alignedBuffer", Napi::Function::New(env, AlignedBuffer));
   return exports;
 }
 

@@ -120,8 +120,6 @@ type NativePackerArgs = [capacity: number, policy: number, slideStride: number, 
 interface NativeBinding {
   version(): string;
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
-  /** Zeroed memory at a multiple of `alignment` (for O_DIRECT writes). */
-  alignedBuffer(bytes: number, alignment: number): ArrayBuffer;
   NativePacker: new (...args: NativePackerArgs) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
     finish(): ClosedBins;

@@ -1,6 +1,6 @@
 import { closeSync, constants, ftruncate, openSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { nativeBinding } from '../pack/packer.js';
+import { HashThread, type HashStream } from './hash-thread.js';
 
 /** O_DIRECT wants memory, file offsets and lengths in multiples of the device's block; 4 KiB covers 512-byte and 4K devices. */
 const ALIGN = 4096;
@@ -9,28 +9,40 @@ const SLAB_BYTES = 2 << 20;
 /** Slabs per file: one filling while the others are written, so the caller waits on the disk only when all are in flight. */
 const SLABS = 3;
 
+/** The one WebAssembly API used here (the project's lib settings declare none). */
+declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => { buffer: SharedArrayBuffer } };
+
 const writeAsync = promisify(write);
 const ftruncateAsync = promisify(ftruncate);
 
+/** 64 KiB WebAssembly pages per file: its slabs. */
+const WASM_PAGES = (SLABS * SLAB_BYTES) / 65_536;
+
 interface Slab {
   bytes: Uint8Array;
-  /** The write of this slab's bytes, while in flight; never rejects (a failure is kept in `error`). */
-  inFlight?: Promise<void>;
+  /** The write and the hashing of this slab's bytes, while in flight; never rejects (a failure is kept in `error`). */
+  inFlight?: Promise<unknown>;
 }
 
 /**
  * One file written past the page cache (O_DIRECT), in aligned slabs written by the thread pool
- * while the next fills. A pack writes each output byte once and never reads it back, so a copy
+ * and hashed (sha256) by the hash thread while the next fills. A pack writes each output byte once and never reads it back, so a copy
  * into cache pages buys nothing; and on a VM that hands freed memory back to its host, filling
  * cache pages costs several times the write itself (measured here: dd of 560 MB took 1.7 s of
  * CPU through the cache, 0.09 s direct, 0.5 s wall). The last partial block is written padded
  * and the file then truncated to its length, so the bytes are exactly those written.
  *
+ * The slabs are one shared WebAssembly memory: the one allocation JavaScript has that is
+ * page-aligned (O_DIRECT needs aligned memory; a probe write at open checks it) and that
+ * another thread can read without a copy.
+ *
  * `open` returns undefined where direct writes are not possible (no O_DIRECT on this platform,
  * a filesystem that refuses it, MIDPACK_DIRECT_IO=off): the caller then writes through a stream.
  */
 export class DirectFile {
-  private readonly slabs: Slab[] = [];
+  private readonly memory = new WebAssembly.Memory({ initial: WASM_PAGES, maximum: WASM_PAGES, shared: true });
+  private readonly slabs: Slab[];
+  private readonly hash: HashStream = HashThread.shared().open();
   private current = 0;
   private fill = 0;
   /** File offset of the current slab's first byte. */
@@ -42,7 +54,8 @@ export class DirectFile {
     private readonly path: string,
     private readonly fd: number,
   ) {
-    this.slabs.push({ bytes: alignedSlab() });
+    const shared = this.memory.buffer;
+    this.slabs = Array.from({ length: SLABS }, (_, k) => ({ bytes: new Uint8Array(shared, k * SLAB_BYTES, SLAB_BYTES) }));
   }
 
   static open(path: string): DirectFile | undefined {
@@ -56,7 +69,8 @@ export class DirectFile {
     }
     try {
       const file = new DirectFile(path, fd);
-      // Some filesystems accept the flag but fail the first write: find out now, not mid-file.
+      // Some filesystems accept the flag but fail the first write, and the memory must be
+      // aligned: find out now, not mid-file.
       writeSync(fd, file.slabs[0]!.bytes, 0, ALIGN, 0);
       return file;
     } catch {
@@ -78,17 +92,14 @@ export class DirectFile {
     }
   }
 
-  /** Writes what is left, truncates the file to `length` (the bytes written) and closes it. */
-  async finish(length: number): Promise<void> {
+  /** Writes what is left, truncates the file to `length` (the bytes written), closes it; returns the sha256 of its bytes. */
+  async finish(length: number): Promise<string> {
     try {
-      if (this.fill > 0) {
-        const padded = Math.ceil(this.fill / ALIGN) * ALIGN;
-        this.slabs[this.current]!.bytes.fill(0, this.fill, padded);
-        await this.issue(padded);
-      }
+      if (this.fill > 0) await this.issue(this.fill);
       await Promise.all(this.slabs.map((s) => s.inFlight));
       this.check();
       await ftruncateAsync(this.fd, length);
+      return await this.hash.digest();
     } finally {
       this.close();
     }
@@ -97,6 +108,7 @@ export class DirectFile {
   /** Gives up: waits for writes in flight (their memory must outlive them), then closes. */
   async abort(): Promise<void> {
     await Promise.all(this.slabs.map((s) => s.inFlight));
+    this.hash.drop();
     this.close();
   }
 
@@ -105,18 +117,24 @@ export class DirectFile {
     this.closed = true;
   }
 
-  /** Starts the write of the current slab's first `bytes` and moves to the next slab, waiting for it if it is still in flight. */
+  /**
+   * Starts writing and hashing the current slab's first `bytes` (a last partial block is written
+   * padded with zeros, and hashed without them), then moves to the next slab, waiting for it if
+   * it is still in flight.
+   */
   private async issue(bytes: number): Promise<void> {
     const slab = this.slabs[this.current]!;
-    slab.inFlight = this.writeAll(slab.bytes, bytes, this.offset).catch((e: Error) => {
+    const padded = Math.ceil(bytes / ALIGN) * ALIGN;
+    slab.bytes.fill(0, bytes, padded);
+    const hashed = this.hash.update(this.memory.buffer, slab.bytes.byteOffset, bytes);
+    slab.inFlight = Promise.all([this.writeAll(slab.bytes, padded, this.offset), hashed]).catch((e: Error) => {
       this.error ??= e;
     });
-    this.offset += bytes;
+    this.offset += padded;
     this.fill = 0;
     this.current = (this.current + 1) % SLABS;
-    const next = this.slabs[this.current];
-    if (!next) this.slabs.push({ bytes: alignedSlab() });
-    else if (next.inFlight) {
+    const next = this.slabs[this.current]!;
+    if (next.inFlight) {
       await next.inFlight;
       next.inFlight = undefined;
     }
@@ -134,8 +152,4 @@ export class DirectFile {
   private check(): void {
     if (this.error) throw new Error(`${this.path}: ${this.error.message}`);
   }
-}
-
-function alignedSlab(): Uint8Array {
-  return new Uint8Array(nativeBinding().alignedBuffer(SLAB_BYTES, ALIGN));
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DirectFile } from './direct-file.js';
+import { HashThread } from './hash-thread.js';
 
 /** Temporary name beside the final one: a killed run never leaves a half file under the final name. */
 export function tempPath(path: string): string {
@@ -44,24 +46,26 @@ export class AtomicFile {
   async write(chunk: Uint8Array): Promise<void> {
     this.check();
     if (chunk.byteLength === 0) return;
-    this.hash.update(chunk);
     this.bytes += chunk.byteLength;
-    if (this.direct) return this.direct.write(chunk);
+    if (this.direct) return this.direct.write(chunk); // hashed on the hash thread
+    this.hash.update(chunk);
     if (!this.stream!.write(Buffer.from(chunk))) await once(this.stream!, 'drain');
   }
 
   /** Flushes, closes and renames into place; returns the sha256 of the content. */
   async commit(): Promise<string> {
     this.check();
-    if (this.direct) await this.direct.finish(this.bytes);
+    let sha256: string;
+    if (this.direct) sha256 = await this.direct.finish(this.bytes);
     else {
       const closed = once(this.stream!, 'close');
       this.stream!.end();
       await closed;
       this.check();
+      sha256 = this.hash.digest('hex');
     }
     renameSync(this.tmp, this.path);
-    return this.hash.digest('hex');
+    return sha256;
   }
 
   /** Gives up: once the file has closed, the temporary file is removed; nothing appears under the final name. */
@@ -85,15 +89,34 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
   renameSync(tmp, path);
 }
 
-/** sha256 of a file's bytes, streamed (shards can be gigabytes). */
+/**
+ * sha256 of a file's bytes, read in 1 MiB pieces into shared memory and hashed on the hash
+ * thread while the next piece is read (inputs and shards can be gigabytes).
+ */
 export async function sha256File(path: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
+  const PIECE = 1 << 20;
+  const memory = new SharedArrayBuffer(2 * PIECE);
+  const hash = HashThread.shared().open();
+  const file = await open(path, 'r');
+  const hashing: (Promise<void> | undefined)[] = [undefined, undefined];
   let bytes = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
+  try {
+    for (let k = 0; ; k ^= 1) {
+      await hashing[k]; // that half of the memory is free again
+      const { bytesRead } = await file.read(new Uint8Array(memory, k * PIECE, PIECE), 0, PIECE, bytes);
+      if (bytesRead === 0) break;
+      hashing[k] = hash.update(memory, k * PIECE, bytesRead);
+      bytes += bytesRead;
+    }
+    await Promise.all(hashing);
+    return { sha256: await hash.digest(), bytes };
+  } catch (e) {
+    await Promise.allSettled(hashing);
+    hash.drop();
+    throw e;
+  } finally {
+    await file.close();
   }
-  return { sha256: hash.digest('hex'), bytes };
 }
 
 /** The bytes of a typed array as a Buffer view (no copy). Files are little-endian, as numpy and Arrow expect. */

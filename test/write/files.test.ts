@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AtomicFile } from '../../src/write/files.js';
+import { AtomicFile, sha256File } from '../../src/write/files.js';
 import { DirectFile } from '../../src/write/direct-file.js';
 import { REAL_SOURCES, tempDir } from './fixtures.js';
 
@@ -86,4 +86,15 @@ test('an aborted AtomicFile leaves nothing, with writes still in flight', async 
   await file.abort();
   assert.equal(existsSync(path), false);
   assert.deepEqual(readdirSync(dir), []);
+});
+
+test('sha256File hashes on the hash thread what a one-shot hash of the file gives: empty, one piece, several and a tail', async () => {
+  const dir = tempDir();
+  for (const n of [0, 1, (1 << 20) - 1, 1 << 20, 3 * (1 << 20) + 12_345]) {
+    const path = join(dir, `f${n}`);
+    const bytes = bytesOf(n, n);
+    writeFileSync(path, bytes);
+    assert.deepEqual(await sha256File(path), { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: n }, `${n} bytes`);
+  }
+  await assert.rejects(sha256File(join(dir, 'missing')), /ENOENT/);
 });
