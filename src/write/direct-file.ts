@@ -18,6 +18,17 @@ const ftruncateAsync = promisify(ftruncate);
 /** 64 KiB WebAssembly pages per file: its slabs. */
 const WASM_PAGES = (SLABS * SLAB_BYTES) / 65_536;
 
+/**
+ * Slab memories of closed files, reused by the next ones: a run writing thousands of shards
+ * holds a few, and their pages stay the ones already touched.
+ */
+const idleMemories: SharedArrayBuffer[] = [];
+const MAX_IDLE_MEMORIES = 8;
+
+function takeMemory(): SharedArrayBuffer {
+  return idleMemories.pop() ?? new WebAssembly.Memory({ initial: WASM_PAGES, maximum: WASM_PAGES, shared: true }).buffer;
+}
+
 interface Slab {
   bytes: Uint8Array;
   /** The write and the hashing of this slab's bytes, while in flight; never rejects (a failure is kept in `error`). */
@@ -40,7 +51,7 @@ interface Slab {
  * a filesystem that refuses it, MIDPACK_DIRECT_IO=off): the caller then writes through a stream.
  */
 export class DirectFile {
-  private readonly memory = new WebAssembly.Memory({ initial: WASM_PAGES, maximum: WASM_PAGES, shared: true });
+  private readonly memory = takeMemory();
   private readonly slabs: Slab[];
   private readonly hash: HashStream = HashThread.shared().open();
   private current = 0;
@@ -54,8 +65,7 @@ export class DirectFile {
     private readonly path: string,
     private readonly fd: number,
   ) {
-    const shared = this.memory.buffer;
-    this.slabs = Array.from({ length: SLABS }, (_, k) => ({ bytes: new Uint8Array(shared, k * SLAB_BYTES, SLAB_BYTES) }));
+    this.slabs = Array.from({ length: SLABS }, (_, k) => ({ bytes: new Uint8Array(this.memory, k * SLAB_BYTES, SLAB_BYTES) }));
   }
 
   static open(path: string): DirectFile | undefined {
@@ -96,25 +106,34 @@ export class DirectFile {
   async finish(length: number): Promise<string> {
     try {
       if (this.fill > 0) await this.issue(this.fill);
-      await Promise.all(this.slabs.map((s) => s.inFlight));
+      await this.settled();
       this.check();
       await ftruncateAsync(this.fd, length);
       return await this.hash.digest();
     } finally {
+      await this.settled();
       this.close();
     }
   }
 
   /** Gives up: waits for writes in flight (their memory must outlive them), then closes. */
   async abort(): Promise<void> {
-    await Promise.all(this.slabs.map((s) => s.inFlight));
+    await this.settled();
     this.hash.drop();
     this.close();
   }
 
+  /** Every slab's write and hashing finished (they never reject: a failure is kept in `error`). */
+  private async settled(): Promise<void> {
+    await Promise.all(this.slabs.map((s) => s.inFlight));
+  }
+
+  /** Called once settled: the memory goes back to the pool. */
   private close(): void {
-    if (!this.closed) closeSync(this.fd);
+    if (this.closed) return;
     this.closed = true;
+    closeSync(this.fd);
+    if (idleMemories.length < MAX_IDLE_MEMORIES) idleMemories.push(this.memory);
   }
 
   /**
@@ -126,7 +145,7 @@ export class DirectFile {
     const slab = this.slabs[this.current]!;
     const padded = Math.ceil(bytes / ALIGN) * ALIGN;
     slab.bytes.fill(0, bytes, padded);
-    const hashed = this.hash.update(this.memory.buffer, slab.bytes.byteOffset, bytes);
+    const hashed = this.hash.update(this.memory, slab.bytes.byteOffset, bytes);
     slab.inFlight = Promise.all([this.writeAll(slab.bytes, padded, this.offset), hashed]).catch((e: Error) => {
       this.error ??= e;
     });

@@ -98,3 +98,21 @@ test('sha256File hashes on the hash thread what a one-shot hash of the file give
   }
   await assert.rejects(sha256File(join(dir, 'missing')), /ENOENT/);
 });
+
+test('a thousand files in a row reuse their slab memory: each holds exactly its own bytes', async () => {
+  const dir = tempDir();
+  const expected: Buffer[] = [];
+  for (let k = 0; k < 1000; k++) {
+    const bytes = bytesOf(1 + ((k * 7919) % 9000), k);
+    expected.push(Buffer.from(bytes));
+    const file = new AtomicFile(join(dir, `f${k}`));
+    await file.write(bytes);
+    if (k % 3 === 0) await file.abort();
+    else await file.commit();
+  }
+  for (let k = 0; k < 1000; k++) {
+    const path = join(dir, `f${k}`);
+    if (k % 3 === 0) assert.equal(existsSync(path), false);
+    else assert.ok(readFileSync(path).equals(expected[k]!), `file ${k}`);
+  }
+});
