@@ -1,16 +1,15 @@
 import type { Doc } from '../doc/document.js';
 import type { TokenizeResult } from '../tokenize/encode.js';
-import type { ChunkDoc, ChunkIndex, ChunkStore } from './chunk-store.js';
+import type { ChunkDoc, ChunkIndex, ChunkStore, ChunkWriter } from './chunk-store.js';
 
 /**
- * Tokenized documents gathered until a chunk holds `chunkTokens` tokens, then written to the
- * work store as one chunk (the resume granularity). Failures are kept with the chunk so a
- * resumed run counts them again.
+ * Tokenized documents gathered until a chunk holds `chunkTokens` tokens, then committed to the
+ * work store as one chunk (the resume granularity); their tokens are written as they come.
+ * Failures are kept with the chunk so a resumed run counts them again.
  */
 export class ChunkAccumulator {
   private docs: ChunkDoc[] = [];
-  private ids: Int32Array[] = [];
-  private masks: Uint8Array[] = [];
+  private files: ChunkWriter | undefined;
   private tokens = 0;
   private failed: ChunkIndex['failed'] = [];
   private acceptedEnd = 0;
@@ -34,10 +33,15 @@ export class ChunkAccumulator {
   /** Adds a tokenized document; returns the chunk's index when this one completed a chunk. */
   add(doc: Doc, r: TokenizeResult): ChunkIndex | undefined {
     this.docs.push(chunkDoc(doc, r));
-    this.ids.push(r.ids!);
-    this.masks.push(r.mask!);
+    (this.files ??= this.store.begin(this.store.chunkCount)).append(r.ids!, r.mask!);
     this.tokens += r.ids!.length;
     return this.tokens >= this.chunkTokens ? this.flush() : undefined;
+  }
+
+  /** Gives up the chunk being gathered (the job failed): its files are closed, not committed. */
+  abort(): void {
+    this.files?.abort();
+    this.files = undefined;
   }
 
   /** Writes what is gathered as one chunk (nothing when empty). */
@@ -45,10 +49,9 @@ export class ChunkAccumulator {
     if (this.docs.length === 0) return undefined;
     const index: ChunkIndex = { firstSeq: this.nextSeq, tokens: this.tokens, docs: this.docs, acceptedEnd: this.acceptedEnd, failed: this.failed };
     this.nextSeq += this.docs.length;
-    this.store.write(this.store.chunkCount, index, this.ids, this.masks);
+    this.files!.commit(index);
+    this.files = undefined;
     this.docs = [];
-    this.ids = [];
-    this.masks = [];
     this.tokens = 0;
     this.failed = [];
     return index;

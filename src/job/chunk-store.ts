@@ -94,17 +94,9 @@ export class ChunkStore {
     return JSON.parse(readFileSync(join(this.dir, `${name(k)}.json`), 'utf8')) as ChunkIndex;
   }
 
-  write(k: number, index: ChunkIndex, ids: Int32Array[], masks: Uint8Array[]): void {
-    const base = join(this.dir, name(k));
-    const put = (path: string, parts: ArrayBufferView[]) => {
-      const tmp = `${path}.tmp`;
-      writeParts(tmp, parts);
-      renameSync(tmp, path);
-    };
-    put(`${base}.tok`, ids);
-    put(`${base}.msk`, masks);
-    writeFileSync(`${base}.json.tmp`, JSON.stringify(index));
-    renameSync(`${base}.json.tmp`, `${base}.json`);
+  /** Starts chunk k: its documents' tokens and masks are appended as they come, and it appears complete on commit. */
+  begin(k: number): ChunkWriter {
+    return new ChunkWriter(join(this.dir, name(k)));
   }
 
   /** Copies tokens [start, end) of document `seq` into ids/mask at `at`. */
@@ -172,25 +164,77 @@ export class ChunkStore {
 }
 
 /**
- * Writes the parts back to back without first concatenating them (a chunk is tens of MB).
- * Documents of one tokenizer batch are views of one buffer, side by side: each such run is
- * written with one call.
+ * One chunk being written: tokens and masks go to temporary files as each document arrives, so
+ * the tokenizer's result buffers die young instead of being held (and promoted by the garbage
+ * collector) until the chunk is complete. Documents of one tokenizer batch are views of one
+ * buffer, side by side: each such run is written with one call. commit() renames the files into
+ * place and writes the index last, which is what makes the chunk complete.
  */
-function writeParts(path: string, parts: ArrayBufferView[]): void {
-  const fd = openSync(path, 'w');
-  try {
-    let i = 0;
-    while (i < parts.length) {
-      const first = parts[i]!;
-      let end = first.byteOffset + first.byteLength;
-      let j = i + 1;
-      for (; j < parts.length && parts[j]!.buffer === first.buffer && parts[j]!.byteOffset === end; j++) end += parts[j]!.byteLength;
-      const run = new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
-      for (let done = 0; done < run.length; ) done += writeSync(fd, run, done, run.length - done);
-      i = j;
+export class ChunkWriter {
+  private readonly tok: PendingRun;
+  private readonly msk: PendingRun;
+
+  constructor(private readonly base: string) {
+    this.tok = new PendingRun(`${base}.tok.tmp`);
+    this.msk = new PendingRun(`${base}.msk.tmp`);
+  }
+
+  append(ids: Int32Array, mask: Uint8Array): void {
+    this.tok.append(ids);
+    this.msk.append(mask);
+  }
+
+  /** Closes the files of a chunk that will not complete (its temporary files are removed by the next run). */
+  abort(): void {
+    this.tok.close();
+    this.msk.close();
+  }
+
+  commit(index: ChunkIndex): void {
+    this.tok.close();
+    this.msk.close();
+    renameSync(`${this.base}.tok.tmp`, `${this.base}.tok`);
+    renameSync(`${this.base}.msk.tmp`, `${this.base}.msk`);
+    writeFileSync(`${this.base}.json.tmp`, JSON.stringify(index));
+    renameSync(`${this.base}.json.tmp`, `${this.base}.json`);
+  }
+}
+
+/** A file appended to, holding back the latest bytes while the next view continues them in the same buffer. */
+class PendingRun {
+  private readonly fd: number;
+  private run: { buffer: ArrayBufferLike; start: number; end: number } | undefined;
+  private closed = false;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'w');
+  }
+
+  append(view: ArrayBufferView): void {
+    const r = this.run;
+    if (r && r.buffer === view.buffer && r.end === view.byteOffset) r.end += view.byteLength;
+    else {
+      this.flush();
+      this.run = { buffer: view.buffer, start: view.byteOffset, end: view.byteOffset + view.byteLength };
     }
-  } finally {
-    closeSync(fd);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  private flush(): void {
+    const r = this.run;
+    this.run = undefined;
+    if (!r) return;
+    const bytes = new Uint8Array(r.buffer, r.start, r.end - r.start);
+    for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done, bytes.length - done);
   }
 }
 

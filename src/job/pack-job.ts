@@ -235,6 +235,8 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
   const figures = new FiguresBuilder(o.seqLen);
   try {
     await tokenizePhase(job, pool, outputs, figures);
+    // The workers are done: their heaps go back to the system before planning and writing.
+    await pool.close();
     const plan = await planPhase(job);
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
     const written = await outputs.close();
@@ -316,19 +318,24 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
     job.fault('chunks');
     await register(index);
   };
-  for await (const [{ doc, seq }, r] of pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), toRequest)) {
-    chunks.accepted(seq);
-    if (!r.ids) {
-      const reason = r.reason ?? 'tokenize_failed';
-      const message = `${doc.source} (${doc.id}): ${r.error}`;
-      ledger.drop(reason, message);
-      chunks.fail(reason, message);
-      continue;
+  try {
+    for await (const [{ doc, seq }, r] of pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), toRequest)) {
+      chunks.accepted(seq);
+      if (!r.ids) {
+        const reason = r.reason ?? 'tokenize_failed';
+        const message = `${doc.source} (${doc.id}): ${r.error}`;
+        ledger.drop(reason, message);
+        chunks.fail(reason, message);
+        continue;
+      }
+      ledger.output();
+      await completed(chunks.add(doc, r));
     }
-    ledger.output();
-    await completed(chunks.add(doc, r));
+    await completed(chunks.flush());
+  } catch (e) {
+    chunks.abort();
+    throw e;
   }
-  await completed(chunks.flush());
 }
 
 /**

@@ -60,6 +60,7 @@ export class TokenizePool {
   /** Batch message ids are unique over the pool's life, so a late reply to a stopped map() is never taken for a new one's. */
   private readonly batchIds = { next: 0 };
   private readonly stats: PoolStats;
+  private closed: Promise<void> | undefined;
   readonly size: number;
 
   constructor(private readonly opts: PoolOptions = {}) {
@@ -111,10 +112,14 @@ export class TokenizePool {
     }
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
-    await Promise.all(this.workers.map((w) => w.terminate()));
+  /** Stops the workers (their memory goes back to the system); a second call waits on the first. */
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closing = true;
+      lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
+      this.closed = Promise.all(this.workers.map((w) => w.terminate())).then(() => {});
+    }
+    return this.closed;
   }
 }
 

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { DirectFile } from './direct-file.js';
+import { HashThread } from './hash-thread.js';
 
 /** Temporary name beside the final one: a killed run never leaves a half file under the final name. */
 export function tempPath(path: string): string {
@@ -10,10 +13,12 @@ export function tempPath(path: string): string {
 
 /**
  * A binary output file written to a temporary name and renamed into place on commit(),
- * hashing its bytes as they pass (so the checksum costs no second read).
+ * hashing its bytes as they pass (so the checksum costs no second read). Written past the page
+ * cache where the filesystem allows it (DirectFile), else through a stream.
  */
 export class AtomicFile {
-  private readonly stream: WriteStream;
+  private readonly direct: DirectFile | undefined;
+  private readonly stream: WriteStream | undefined;
   private readonly tmp: string;
   private readonly hash = createHash('sha256');
   /** A write error (disk full, ...) kept for the next call, instead of an unhandled 'error' event. */
@@ -23,8 +28,11 @@ export class AtomicFile {
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
     this.tmp = tempPath(path);
-    this.stream = createWriteStream(this.tmp);
-    this.stream.on('error', (e) => (this.error ??= e));
+    this.direct = DirectFile.open(this.tmp);
+    if (!this.direct) {
+      this.stream = createWriteStream(this.tmp, { highWaterMark: 4 << 20 });
+      this.stream.on('error', (e) => (this.error ??= e));
+    }
   }
 
   private check(): void {
@@ -32,34 +40,41 @@ export class AtomicFile {
   }
 
   /**
-   * Writes one chunk; waits for 'drain' when the stream's buffer is full so memory stays
-   * bounded. The stream keeps a reference until flushed: the caller must not reuse `chunk`.
+   * Writes one chunk, copied: the caller may reuse it once this resolves. Waits when the bytes
+   * in flight reach a few megabytes, so memory stays bounded.
    */
   async write(chunk: Uint8Array): Promise<void> {
     this.check();
     if (chunk.byteLength === 0) return;
-    this.hash.update(chunk);
     this.bytes += chunk.byteLength;
-    if (!this.stream.write(chunk)) await once(this.stream, 'drain');
+    if (this.direct) return this.direct.write(chunk); // hashed on the hash thread
+    this.hash.update(chunk);
+    if (!this.stream!.write(Buffer.from(chunk))) await once(this.stream!, 'drain');
   }
 
   /** Flushes, closes and renames into place; returns the sha256 of the content. */
   async commit(): Promise<string> {
     this.check();
-    const closed = once(this.stream, 'close');
-    this.stream.end();
-    await closed;
-    this.check();
+    let sha256: string;
+    if (this.direct) sha256 = await this.direct.finish(this.bytes);
+    else {
+      const closed = once(this.stream!, 'close');
+      this.stream!.end();
+      await closed;
+      this.check();
+      sha256 = this.hash.digest('hex');
+    }
     renameSync(this.tmp, this.path);
-    return this.hash.digest('hex');
+    return sha256;
   }
 
-  /** Gives up: once the stream has closed, the temporary file is removed; nothing appears under the final name. */
+  /** Gives up: once the file has closed, the temporary file is removed; nothing appears under the final name. */
   async abort(): Promise<void> {
-    if (!this.stream.closed) {
+    if (this.direct) await this.direct.abort();
+    else if (!this.stream!.closed) {
       // Not once(): that rejects on the 'error' that destroying a stream with pending writes emits.
-      const closed = new Promise<void>((resolve) => this.stream.once('close', () => resolve()));
-      this.stream.destroy();
+      const closed = new Promise<void>((resolve) => this.stream!.once('close', () => resolve()));
+      this.stream!.destroy();
       await closed;
     }
     rmSync(this.tmp, { force: true });
@@ -74,15 +89,34 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
   renameSync(tmp, path);
 }
 
-/** sha256 of a file's bytes, streamed (shards can be gigabytes). */
+/**
+ * sha256 of a file's bytes, read in 1 MiB pieces into shared memory and hashed on the hash
+ * thread while the next piece is read (inputs and shards can be gigabytes).
+ */
 export async function sha256File(path: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
+  const PIECE = 1 << 20;
+  const memory = new SharedArrayBuffer(2 * PIECE);
+  const hash = HashThread.shared().open();
+  const file = await open(path, 'r');
+  const hashing: (Promise<void> | undefined)[] = [undefined, undefined];
   let bytes = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
+  try {
+    for (let k = 0; ; k ^= 1) {
+      await hashing[k]; // that half of the memory is free again
+      const { bytesRead } = await file.read(new Uint8Array(memory, k * PIECE, PIECE), 0, PIECE, bytes);
+      if (bytesRead === 0) break;
+      hashing[k] = hash.update(memory, k * PIECE, bytesRead);
+      bytes += bytesRead;
+    }
+    await Promise.all(hashing);
+    return { sha256: await hash.digest(), bytes };
+  } catch (e) {
+    await Promise.allSettled(hashing);
+    hash.drop();
+    throw e;
+  } finally {
+    await file.close();
   }
-  return { sha256: hash.digest('hex'), bytes };
 }
 
 /** The bytes of a typed array as a Buffer view (no copy). Files are little-endian, as numpy and Arrow expect. */

@@ -90,8 +90,7 @@ export class MegatronIndexedWriter {
   /** Appends one sequence (copied), by default also closing a document after it. */
   async add(values: Int32Array | Uint8Array, endDocument = true): Promise<void> {
     if (ITEM_SIZE[this.dtype] !== values.BYTES_PER_ELEMENT) throw new Error(`${this.prefix}: a ${values.constructor.name} in a ${this.dtype} dataset`);
-    // A copy: the file stream holds the chunk until flushed, and the caller may reuse its arrays.
-    await this.data.write(Buffer.from(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)));
+    await this.data.write(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
     this.lengths.pushOne(values.length);
     if (endDocument) this.documentEnds.pushOne(this.lengths.length);
   }

@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
     .addHelpText(
       'after',
-      '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare',
+      '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare' +
+        '\n\nOutputs are written past the page cache (O_DIRECT) where the filesystem allows it;\nMIDPACK_DIRECT_IO=off writes them through the cache (same bytes), for a filesystem where direct writes are slow.',
     );
   addOptions(cmd, PACK_OPTIONS).action(
       action(async (inputs: string[], opts) => {
