@@ -58,8 +58,9 @@ const plainRun = (dir: string) => timed(async () => {
   const ids = new AtomicFile(join(dir, 'plain', 'ids.bin'));
   const mask = new AtomicFile(join(dir, 'plain', 'mask.bin'));
   for (let i = 0; i < BINS; i++) {
-    await ids.write(Buffer.from(new Uint8Array(bin(i).inputIds.buffer)));
-    await mask.write(Buffer.from(bin(i).lossMask));
+    // AtomicFile copies what it is given (the caller may reuse it), so views are passed as they are.
+    await ids.write(new Uint8Array(bin(i).inputIds.buffer));
+    await mask.write(bin(i).lossMask);
   }
   await ids.commit();
   await mask.commit();
