@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ArrowShardWriter, completedShards, type ShardsResult } from '../write/arrow-shards.js';
 import { MegatronBinsWriter, type MegatronFileInfo } from '../write/megatron.js';
-import { AtomicFile } from '../write/files.js';
+import { AtomicFile, bytesOf } from '../write/files.js';
 import type { PackedBin } from '../write/bin.js';
 
 export interface PackOutputsOptions {
@@ -37,7 +37,7 @@ export class PackOutputs {
   }
 
   writeLengths(lengths: Uint32Array): Promise<void> {
-    return this.lengths.write(new Uint8Array(lengths.buffer, lengths.byteOffset, lengths.byteLength));
+    return this.lengths.write(bytesOf(lengths));
   }
 
   async writeBin(bin: PackedBin): Promise<void> {

@@ -1,4 +1,4 @@
-import { AtomicFile } from '../write/files.js';
+import { AtomicFile, bytesOf } from '../write/files.js';
 import { Ledger } from '../core/ledger.js';
 import type { RankInfo } from '../core/ranks.js';
 import { readDocumentFile } from '../io/documents.js';
@@ -37,7 +37,7 @@ export async function countMixture(o: CountPassOptions): Promise<MixtureCounts> 
   const buffer = new Uint32Array(4096);
   let held = 0;
   const flush = async () => {
-    await lengths.write(new Uint8Array(buffer.buffer, 0, held * 4).slice());
+    await lengths.write(bytesOf(buffer.subarray(0, held))); // AtomicFile copies: the buffer is reused
     held = 0;
   };
   try {

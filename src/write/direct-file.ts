@@ -37,9 +37,9 @@ interface Slab {
 
 /**
  * One file written past the page cache (O_DIRECT), in aligned slabs written by the thread pool
- * and hashed (sha256) by the hash thread while the next fills. A pack writes each output byte once and never reads it back, so a copy
- * into cache pages buys nothing; and on a VM that hands freed memory back to its host, filling
- * cache pages costs several times the write itself (measured here: dd of 560 MB took 1.7 s of
+ * and hashed (sha256) by the hash thread while the next fills. A pack writes each output byte
+ * once and never reads it back, so a copy into cache pages buys nothing; and on a VM that hands
+ * freed memory back to its host, filling cache pages costs several times the write itself (measured here: dd of 560 MB took 1.7 s of
  * CPU through the cache, 0.09 s direct, 0.5 s wall). The last partial block is written padded
  * and the file then truncated to its length, so the bytes are exactly those written.
  *

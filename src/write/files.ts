@@ -20,6 +20,7 @@ export class AtomicFile {
   private readonly direct: DirectFile | undefined;
   private readonly stream: WriteStream | undefined;
   private readonly tmp: string;
+  /** The stream path's hash (direct writes are hashed on the hash thread). */
   private readonly hash = createHash('sha256');
   /** A write error (disk full, ...) kept for the next call, instead of an unhandled 'error' event. */
   private error: Error | undefined;

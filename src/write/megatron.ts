@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkBin, type PackedBin } from './bin.js';
-import { AtomicFile, GrowInt32, tempPath } from './files.js';
+import { AtomicFile, GrowInt32, bytesOf, tempPath } from './files.js';
 
 /**
  * Megatron-LM indexed dataset (megatron/core/datasets/indexed_dataset.py: IndexedDatasetBuilder,
@@ -90,7 +90,7 @@ export class MegatronIndexedWriter {
   /** Appends one sequence (copied), by default also closing a document after it. */
   async add(values: Int32Array | Uint8Array, endDocument = true): Promise<void> {
     if (ITEM_SIZE[this.dtype] !== values.BYTES_PER_ELEMENT) throw new Error(`${this.prefix}: a ${values.constructor.name} in a ${this.dtype} dataset`);
-    await this.data.write(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+    await this.data.write(bytesOf(values));
     this.lengths.pushOne(values.length);
     if (endDocument) this.documentEnds.pushOne(this.lengths.length);
   }
