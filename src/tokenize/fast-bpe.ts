@@ -20,11 +20,27 @@ import { hashRange, PieceMemo } from './piece-memo.js';
  *   piece length). Pieces never depend on each other, so a document of any length is
  *   tokenized piece by piece in one pass, in time proportional to its length.
  */
-interface TokenizerJsonLike {
+/** A parsed tokenizer.json (the fields midpack reads). */
+export interface TokenizerJson {
+  added_tokens?: { id: number; content: string; special?: boolean }[];
   normalizer?: unknown;
   pre_tokenizer?: unknown;
   model?: unknown;
   [k: string]: unknown;
+}
+
+/**
+ * What FastBpe is built from, derived from the tokenizer.json once (prepared.ts keeps it on
+ * disk): building it from the JSON took each worker about half a second.
+ */
+export interface FastTables {
+  /** tiktoken's ranks file: "base64(bytes) id" a line. */
+  ranks: string;
+  /** Each token id's length in bytes (its byte-level string's length). */
+  byteLens: Int32Array;
+  /** LongPieceBpe's: the id of each single byte, and (left, right, merged) ids per merge, in merge order. */
+  byteIds: Int32Array;
+  pairs: Int32Array;
 }
 
 interface BpeModelJson {
@@ -45,7 +61,7 @@ const MEMO_MAX_PIECE = 256;
 const MEMO_ENTRIES = 1 << 18;
 
 /** Why the fast backend cannot reproduce this tokenizer.json exactly, or undefined when it can. */
-export function checkFastPipeline(json: TokenizerJsonLike): string | undefined {
+export function checkFastPipeline(json: TokenizerJson): string | undefined {
   const norm = json.normalizer as { type?: string } | null | undefined;
   if (norm && norm.type !== 'NFC') return `normalizer ${norm.type} (only NFC or none)`;
   const pre = json.pre_tokenizer as { type?: string; pretokenizers?: Record<string, unknown>[] } | null | undefined;
@@ -122,6 +138,25 @@ function rankSplit(token: string, vocab: Map<string, number>): string[] {
   }
 }
 
+/** The tables FastBpe is built from (the JSON must have passed checkFastPipeline). */
+export function fastTables(json: TokenizerJson): FastTables {
+  const model = json.model as BpeModelJson;
+  const vocab = new Map(Object.entries(model.vocab));
+  let maxId = 0;
+  for (const id of vocab.values()) maxId = Math.max(maxId, id);
+  const byteLens = new Int32Array(maxId + 1);
+  for (const [token, id] of vocab) byteLens[id] = token.length;
+  const byteIds = Int32Array.from(BYTE_TO_CHAR, (c) => vocab.get(c)!);
+  const merges = parseMerges(model.merges);
+  const pairs = new Int32Array(3 * merges.length);
+  merges.forEach(([a, b], i) => {
+    pairs[3 * i] = vocab.get(a)!;
+    pairs[3 * i + 1] = vocab.get(b)!;
+    pairs[3 * i + 2] = vocab.get(a + b)!;
+  });
+  return { ranks: tiktokenRanks(model.vocab), byteLens, byteIds, pairs };
+}
+
 function parseMerges(merges: BpeModelJson['merges']): [string, string][] {
   return merges.map((m) => (Array.isArray(m) ? m : (m.split(' ', 2) as [string, string])));
 }
@@ -137,18 +172,14 @@ export class FastBpe {
   private long: LongPieceBpe | undefined;
   private readonly makeLong: () => LongPieceBpe;
 
-  /** `json` must have passed checkFastPipeline. */
-  constructor(json: TokenizerJsonLike) {
-    const model = json.model as BpeModelJson;
-    let maxId = 0;
-    for (const token in model.vocab) maxId = Math.max(maxId, model.vocab[token]!);
-    this.byteLens = new Int32Array(maxId + 1);
-    for (const token in model.vocab) this.byteLens[model.vocab[token]!] = token.length;
+  /** From the tables of a tokenizer.json that passed checkFastPipeline; `parts` is that JSON (its vocabulary is not read). */
+  constructor(parts: TokenizerJson, tables: FastTables) {
+    this.byteLens = tables.byteLens;
     // A pattern that matches the whole input: the pieces are already split.
-    this.core = new Tiktoken(tiktokenRanks(model.vocab), {}, '[\\s\\S]+');
-    this.pattern = referencePattern(json);
+    this.core = new Tiktoken(tables.ranks, {}, '[\\s\\S]+');
+    this.pattern = referencePattern(parts);
     this.sticky = new RegExp(this.pattern.source, this.pattern.flags.replace('g', '') + 'y');
-    this.makeLong = () => new LongPieceBpe(new Map(Object.entries(model.vocab)), parseMerges(model.merges), BYTE_TO_CHAR);
+    this.makeLong = () => new LongPieceBpe(tables.byteIds, tables.pairs);
   }
 
   /**
@@ -235,7 +266,7 @@ export class FastBpe {
 }
 
 /** The Split regex exactly as @huggingface/tokenizers compiles it (it rewrites \s, (?i:...) ...). */
-function referencePattern(json: TokenizerJsonLike): RegExp {
+function referencePattern(json: TokenizerJson): RegExp {
   const tiny = new Tokenizer({ ...json, added_tokens: [], model: { type: 'BPE', vocab: {}, merges: [] } } as never, {} as never);
   const pre = (tiny as unknown as { pre_tokenizer?: { tokenizers?: { pattern?: unknown }[] } }).pre_tokenizer;
   const pattern = pre?.tokenizers?.[0]?.pattern;

