@@ -156,3 +156,9 @@ test('a list of prose whose score went negative for its tag is kept (an accordio
   assert.ok(p.text.includes('Vorteile bei der Finanzierung über einen Autokredit:'));
   assert.ok(p.text.includes('Kratzer und Beulen kommen Sie teuer zu stehen.'));
 });
+
+/** Rules of the fifth round. */
+test('a heading that starts with a number keeps it in the plain text (gitlab-blog)', { skip: devSkip }, () => {
+  assert.equal(markdownToPlainText('## 1. Setup\n> ### 2) Run\n1. item\n> - quoted item'), '1. Setup\n2) Run\nitem\nquoted item');
+  assert.ok(devPage('gitlab-blog').includes('1. AI shines a light on cumbersome toolchains'));
+});
