@@ -167,15 +167,19 @@ function isArticleHeader(header: Element, titleTags: ReadonlySet<string>): boole
   return title && lead;
 }
 
-/** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
+/**
+ * Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. Class
+ * names inside a table are not read as furniture, as in Readability: a table's cells are its data
+ * (a status table's column heads are `td.header_cell`).
+ */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
   const holders = articleHolders(doc);
   let pageProseChars: number | undefined;
   const pageProse = () => (pageProseChars ??= paragraphChars(doc));
-  const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
+  const stack: [AnyNode, boolean, boolean][] = doc.children.map((c) => [c, false, false] as [AnyNode, boolean, boolean]).reverse();
   while (stack.length) {
-    const [n, inArticle] = stack.pop()!;
+    const [n, inArticle, inTable] = stack.pop()!;
     if (!(n instanceof Element)) continue;
     const name = n.name;
     const role = attr(n, 'role');
@@ -186,14 +190,15 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
-      (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
+      (flags.stripUnlikely && !inTable && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
     }
     const inside = inArticle || name === 'article' || name === 'main' || role === 'main';
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside]);
+    const tableInside = inTable || name === 'table';
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside, tableInside]);
   }
   return removed;
 }

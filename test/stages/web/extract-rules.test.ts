@@ -162,3 +162,7 @@ test('a heading that starts with a number keeps it in the plain text (gitlab-blo
   assert.equal(markdownToPlainText('## 1. Setup\n> ### 2) Run\n1. item\n> - quoted item'), '1. Setup\n2) Run\nitem\nquoted item');
   assert.ok(devPage('gitlab-blog').includes('1. AI shines a light on cumbersome toolchains'));
 });
+
+test('cells inside a table are not stripped for a furniture-like class (td.header_cell, keep-tabular-data)', { skip: devSkip }, () => {
+  assert.ok(devPage('keep-tabular-data').includes('General UX UX draft UX review'));
+});
