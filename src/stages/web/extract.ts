@@ -655,9 +655,22 @@ const LIST_OF_PROSE_MAX_LINK_DENSITY = 0.2;
 const LIST_OF_PROSE_MIN_CHARS = 50;
 const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
 
-/** A table with header cells, or marked as one: its rows are data, not layout. */
+/**
+ * A table with header cells, or marked as one: its rows are data, not layout. Column groups, a
+ * caption, a head or foot section and a summary are data-table markup too, as in Readability
+ * (layout tables carry none of them); a table holding another table is layout.
+ */
 function isDataTable(e: Element, stats: Map<Element, Stats>): boolean {
-  return e.name === 'table' && ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table');
+  if (e.name !== 'table' || attr(e, 'role') === 'presentation') return false;
+  if ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table') return true;
+  return hasDataTableMarkup(e);
+}
+
+const DATA_TABLE_PARTS = new Set(['caption', 'colgroup', 'col', 'thead', 'tfoot']);
+function hasDataTableMarkup(table: Element): boolean {
+  if (!attr(table, 'summary') && !table.children.some((c) => c instanceof Element && DATA_TABLE_PARTS.has(c.name))) return false;
+  for (const d of descendants(table)) if (d.name === 'table') return false;
+  return true;
 }
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */

@@ -166,3 +166,8 @@ test('a heading that starts with a number keeps it in the plain text (gitlab-blo
 test('cells inside a table are not stripped for a furniture-like class (td.header_cell, keep-tabular-data)', { skip: devSkip }, () => {
   assert.ok(devPage('keep-tabular-data').includes('General UX UX draft UX review'));
 });
+
+test('a table with column groups is a data table: its linked cells are not cleaned (links-in-tables)', { skip: devSkip }, () => {
+  const text = devPage('links-in-tables');
+  for (const app of ['Farm Heroes Super Saga', 'Google Maps', 'Netflix']) assert.ok(text.includes(app), app);
+});
