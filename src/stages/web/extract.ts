@@ -169,8 +169,9 @@ function isArticleHeader(header: Element, titleTags: ReadonlySet<string>): boole
 
 /**
  * Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. Class
- * names inside a table are not read as furniture, as in Readability: a table's cells are its data
- * (a status table's column heads are `td.header_cell`).
+ * names inside a table or code are not read as furniture, as in Readability: a table's cells are
+ * its data (a status table's column heads are `td.header_cell`), and a highlighter's
+ * `span.token.comment` in a `<pre>` is the code's own comment.
  */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
@@ -179,7 +180,7 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const pageProse = () => (pageProseChars ??= paragraphChars(doc));
   const stack: [AnyNode, boolean, boolean][] = doc.children.map((c) => [c, false, false] as [AnyNode, boolean, boolean]).reverse();
   while (stack.length) {
-    const [n, inArticle, inTable] = stack.pop()!;
+    const [n, inArticle, inTableOrCode] = stack.pop()!;
     if (!(n instanceof Element)) continue;
     const name = n.name;
     const role = attr(n, 'role');
@@ -190,15 +191,15 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
-      (flags.stripUnlikely && !inTable && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
+      (flags.stripUnlikely && !inTableOrCode && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
     }
     const inside = inArticle || name === 'article' || name === 'main' || role === 'main';
-    const tableInside = inTable || name === 'table';
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside, tableInside]);
+    const tableOrCodeInside = inTableOrCode || name === 'table' || name === 'pre' || name === 'code';
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside, tableOrCodeInside]);
   }
   return removed;
 }

@@ -171,3 +171,17 @@ test('a table with column groups is a data table: its linked cells are not clean
   const text = devPage('links-in-tables');
   for (const app of ['Farm Heroes Super Saga', 'Google Maps', 'Netflix']) assert.ok(text.includes(app), app);
 });
+
+test('a highlighter\'s comment span inside code is code, not a comment widget (v8-blog\'s Prism blocks)', () => {
+  const code = '<span class="token comment">// add.c</span>\n<span class="token keyword">int</span> add(<span class="comments">int</span> x);';
+  const html = `<html><body><article>${filler}<pre class="language-c"><code class="language-c">${code}</code></pre>${filler}</article></body></html>`;
+  const result = rewriteWithRules(html);
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('```c\n// add.c\nint add(int x);\n```'), result.markdown);
+});
+
+test('v8-blog keeps the first line of its first code block', { skip: devSkip }, () => {
+  const result = rewriteWithRules(readFileSync(join(devSetDir!, 'v8-blog', 'source.html'), 'utf8'));
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('```c\n// add.c\n#include <emscripten.h>'), result.markdown.slice(0, 600));
+});
