@@ -185,3 +185,9 @@ test('v8-blog keeps the first line of its first code block', { skip: devSkip }, 
   assert.ok(result.ok);
   assert.ok(result.markdown.includes('```c\n// add.c\n#include <emscripten.h>'), result.markdown.slice(0, 600));
 });
+
+test('a widget labelled "Trending Articles" after the prose is cut from its label (breitbart)', { skip: devSkip }, () => {
+  const text = devPage('breitbart');
+  assert.ok(text.includes('Lucas Nolan is a reporter for Breitbart Tech'), 'the article\'s own ending stays');
+  assert.ok(!text.includes('Trending Articles') && !text.includes('Gloria Steinem'), text.slice(-300));
+});
