@@ -191,3 +191,9 @@ test('a widget labelled "Trending Articles" after the prose is cut from its labe
   assert.ok(text.includes('Lucas Nolan is a reporter for Breitbart Tech'), 'the article\'s own ending stays');
   assert.ok(!text.includes('Trending Articles') && !text.includes('Gloria Steinem'), text.slice(-300));
 });
+
+test('a block named for comments in Spanish or French (titulo-comentarios) is furniture, as "comment" is (la-nacion)', { skip: devSkip }, () => {
+  const text = devPage('la-nacion');
+  assert.ok(text.includes('Martín Schapiro es abogado administrativista'), 'the article\'s last line stays');
+  assert.ok(!text.includes('Enviá tu comentario') && !text.includes('Los comentarios publicados'), text.slice(-300));
+});
