@@ -159,11 +159,16 @@ function isDateStamp(t: string): boolean {
 }
 const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
+const SHARE_LABEL =
+  /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;
+
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
   // A table row before the prose is an infobox or a data table at the top, not a byline.
-  if (HEADING.test(l.e.name) || l.figures.pre > 0 || l.e.name === 'tr') return false;
+  if (l.figures.pre > 0 || l.e.name === 'tr') return false;
+  // Headings stay (a section's title), unless one only labels a share bar ("Share this story").
+  if (HEADING.test(l.e.name)) return SHARE_LABEL.test(l.text);
   const t = l.text;
   if (t.length > 200) return false;
   const ld = l.figures.linkText / l.figures.text;

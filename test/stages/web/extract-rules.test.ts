@@ -197,3 +197,9 @@ test('a block named for comments in Spanish or French (titulo-comentarios) is fu
   assert.ok(text.includes('Martín Schapiro es abogado administrativista'), 'the article\'s last line stays');
   assert.ok(!text.includes('Enviá tu comentario') && !text.includes('Los comentarios publicados'), text.slice(-300));
 });
+
+test('a heading that only labels a share bar ("Share this story") before the prose goes (theverge)', { skip: devSkip }, () => {
+  const text = devPage('theverge');
+  assert.ok(!text.includes('Share this story'), text.slice(0, 300));
+  assert.ok(text.includes('I still remember using the iPhone 4 for the first time in 2010.'));
+});
