@@ -1,4 +1,4 @@
-import { Element, descendants, textOf } from './html.js';
+import { Element, Text, descendants, textOf, type AnyNode } from './html.js';
 import { wordTokens } from './tokens.js';
 
 /**
@@ -37,6 +37,8 @@ interface Leaf {
   e: Element;
   text: string;
   figures: BlockFigures;
+  /** Text loose in a container (between its blocks, not in one): classified, but never removed alone. */
+  loose?: boolean;
 }
 
 /**
@@ -62,30 +64,62 @@ function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: 
   const out: Leaf[] = [];
   const skip = (x: Element) => removed.has(x);
   const holders = leafHolders(roots, figures, removed);
+  const loose = new LooseText(out);
   const visit = (e: Element) => {
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
     const holdsLeaf = holders.has(e);
+    if (LEAF_TAGS.has(e.name)) loose.flush(); // a block ends the loose text before it
     if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
     return holdsLeaf || !LEAF_TAGS.has(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;
     if (!visit(root)) continue;
-    const stack: Element[] = [];
-    const pushChildren = (e: Element) => {
+    // Entries: a node, and whether it sits inside a link (for the loose text's link density).
+    const stack: [AnyNode, boolean][] = [];
+    const pushChildren = (e: Element, inLink: boolean) => {
       for (let i = e.children.length - 1; i >= 0; i--) {
         const c = e.children[i]!;
-        if (c instanceof Element && !removed.has(c)) stack.push(c);
+        if (c instanceof Text || (c instanceof Element && !removed.has(c))) stack.push([c, inLink]);
       }
     };
-    pushChildren(root);
+    pushChildren(root, false);
     while (stack.length) {
-      const e = stack.pop()!;
-      if (visit(e)) pushChildren(e);
+      const [n, inLink] = stack.pop()!;
+      if (n instanceof Text) loose.add(n.data, inLink, n.parent as Element);
+      else if (n instanceof Element && visit(n)) pushChildren(n, inLink || n.name === 'a');
     }
+    loose.flush();
   }
   return out;
+}
+
+/**
+ * Text between the blocks of a container ("<h2>Setup</h2> Download the kit.<br> Install it."):
+ * old blogs write whole posts so, and without it as a leaf the headings between such runs look
+ * like headings with nothing under them, the last prose block comes too early, and the tail cut
+ * takes the post's second half.
+ */
+class LooseText {
+  private parts: string[] = [];
+  private linkChars = 0;
+  private holder: Element | undefined;
+  constructor(private readonly out: Leaf[]) {}
+
+  add(data: string, inLink: boolean, parent: Element): void {
+    this.holder ??= parent;
+    this.parts.push(data);
+    if (inLink) this.linkChars += data.replace(/\s+/g, ' ').trim().length;
+  }
+
+  flush(): void {
+    const text = this.parts.join('').replace(/\s+/g, ' ').trim();
+    if (text && this.holder) this.out.push({ e: this.holder, text, figures: { text: text.length, linkText: this.linkChars, pre: 0 }, loose: true });
+    this.parts = [];
+    this.linkChars = 0;
+    this.holder = undefined;
+  }
 }
 
 /** Real prose: long enough, or a full sentence, with few links and no stock phrase. */
@@ -113,10 +147,10 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) removed.add(l.e);
+  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) if (!l.loose) removed.add(l.e);
   for (const l of ls.slice(0, last)) {
     if (isProse(l)) break;
-    if (isHeadChrome(l)) removed.add(l.e);
+    if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
 }
 

@@ -203,3 +203,8 @@ test('a heading that only labels a share bar ("Share this story") before the pro
   assert.ok(!text.includes('Share this story'), text.slice(0, 300));
   assert.ok(text.includes('I still remember using the iPhone 4 for the first time in 2010.'));
 });
+
+test('text loose between a container\'s headings is prose: the headings after it are not a tail to trim (blogger)', { skip: devSkip }, () => {
+  const text = devPage('blogger');
+  for (const heading of ['Great, let\'s get started!', 'So what\'s next?']) assert.ok(text.includes(heading), heading);
+});
