@@ -208,3 +208,11 @@ test('text loose between a container\'s headings is prose: the headings after it
   const text = devPage('blogger');
   for (const heading of ['Great, let\'s get started!', 'So what\'s next?']) assert.ok(text.includes(heading), heading);
 });
+
+test('adjacent emphasis of one kind renders as one span, so a split word reads back whole (videos-1)', () => {
+  const html = `<html><body><article>${filler}<p>Set in 1983, <em>Call Me</em> <em>b</em><em>y Your Name</em> is <b>fo</b><b>ur</b> <i>x</i><b>y</b>.</p>${filler}</article></body></html>`;
+  const result = rewriteWithRules(html);
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('Set in 1983, *Call Me* *by Your Name* is **four** *x***y**.'), result.markdown);
+  assert.ok(markdownToPlainText(result.markdown).includes('Call Me by Your Name is four'));
+});
