@@ -127,8 +127,9 @@ function inlineCode(text: string): string {
 
 const EMPHASIS = new Map([['strong', '**'], ['b', '**'], ['em', '*'], ['i', '*']]);
 
+/** Emphasis around the text, not around the spaces or line breaks at its edges (`**a<br>**b` breaks the span). */
 function wrap(s: string, mark: string): string {
-  const m = /^(\s*)([^]*?)(\s*)$/.exec(s)!;
+  const m = /^([\s\uE000]*)([^]*?)([\s\uE000]*)$/.exec(s)!;
   return m[2] ? `${m[1]}${mark}${m[2]}${mark}${m[3]}` : s;
 }
 

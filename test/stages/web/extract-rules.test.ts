@@ -216,3 +216,10 @@ test('adjacent emphasis of one kind renders as one span, so a split word reads b
   assert.ok(result.markdown.includes('Set in 1983, *Call Me* *by Your Name* is **four** *x***y**.'), result.markdown);
   assert.ok(markdownToPlainText(result.markdown).includes('Call Me by Your Name is four'));
 });
+
+test('emphasis ending in a <br> closes before the line break (medium-1)', () => {
+  const html = `<html><body><article>${filler}<ol><li><strong>Web (interactive) editor<br></strong>The goal of having a web editor.</li></ol>${filler}</article></body></html>`;
+  const result = rewriteWithRules(html);
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('1. **Web (interactive) editor**\n   The goal of having a web editor.'), result.markdown);
+});
