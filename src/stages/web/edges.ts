@@ -1,4 +1,4 @@
-import { Element, Text, descendants, textOf, type AnyNode } from './html.js';
+import { Element, Text, attr, descendants, textOf, type AnyNode } from './html.js';
 import { wordTokens } from './tokens.js';
 
 /**
@@ -149,7 +149,8 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
   if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) if (!l.loose) removed.add(l.e);
   for (const l of ls.slice(0, last)) {
-    if (isProse(l)) break;
+    // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
+    if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
 }
@@ -208,8 +209,39 @@ function isHeadChrome(l: Leaf): boolean {
   const ld = l.figures.linkText / l.figures.text;
   // A list item with a number is an ingredient or a key figure ("1 tablespoon cumin"), not a date line.
   const dateLike = t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t) && l.e.name !== 'li';
-  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t);
+  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t) || isBylineLine(l);
 }
+
+/**
+ * A line marked up as the byline or the date (`<time>`, `itemprop="author"`/`datePublished`,
+ * `rel="author"`), those elements holding a good part of its text: before the prose it is the
+ * article's signature line, not its text (a lead that only carries a hidden date stamp is not).
+ */
+function isBylineLine(l: Leaf): boolean {
+  if (l.text.length > BYLINE_MAX_CHARS || l.loose || HEADING.test(l.e.name)) return false;
+  return markedBylineChars(l.e) >= l.text.length * BYLINE_MIN_MARKED_SHARE;
+}
+
+/** Characters of text inside byline-marked elements of `e` (each counted once, not entered). */
+function markedBylineChars(e: Element): number {
+  if (isBylineMarked(e)) return Infinity;
+  let chars = 0;
+  const stack: AnyNode[] = [...e.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!(n instanceof Element)) continue;
+    if (isBylineMarked(n)) chars += textOf(n).replace(/\s+/g, ' ').trim().length;
+    else for (const c of n.children) stack.push(c);
+  }
+  return chars;
+}
+
+function isBylineMarked(x: Element): boolean {
+  return x.name === 'time' || BYLINE_ITEMPROP.test(attr(x, 'itemprop')) || /\bauthor\b/i.test(attr(x, 'rel'));
+}
+const BYLINE_ITEMPROP = /\b(author|creator|datePublished|dateModified|dateCreated)\b/i;
+const BYLINE_MAX_CHARS = 200;
+const BYLINE_MIN_MARKED_SHARE = 0.3;
 
 /** Readability drops the content's heading that repeats the page title (it is meta.title, not text). */
 export function dropTitleHeading(roots: Element[], removed: Set<Element>, title: string): void {

@@ -223,3 +223,17 @@ test('emphasis ending in a <br> closes before the line break (medium-1)', () => 
   assert.ok(result.ok);
   assert.ok(result.markdown.includes('1. **Web (interactive) editor**\n   The goal of having a web editor.'), result.markdown);
 });
+
+test('a signature line marked up as byline and date (<time>, itemprop=author) before the prose goes (lemonde-1)', { skip: devSkip }, () => {
+  const text = devPage('lemonde-1');
+  assert.ok(!text.includes('Mis à jour le 05.05.2015'), text.slice(0, 200));
+  assert.ok(text.startsWith('Les députés ont, sans surprise, adopté'), text.slice(0, 200));
+});
+
+test('a lead that only carries a hidden date stamp is not a signature line', () => {
+  const lead = '<p class="intro"><span>19.10.2019, 15:30 Uhr</span><meta itemprop="datePublished" content="2019-10-19"><span>Am 8. Spieltag treffen Dortmund und Gladbach aufeinander. So sehen Sie das Spiel live.</span></p>';
+  const html = `<html><body><article>${lead}${filler}${filler}</article></body></html>`;
+  const result = rewriteWithRules(html);
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('So sehen Sie das Spiel live.'), result.markdown);
+});
