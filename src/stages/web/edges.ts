@@ -168,7 +168,7 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
     if (after > total * MAX_TRIMMED_SHARE) break;
     const l = ls[i]!;
     if (HEADING.test(l.e.name) && l.text.length <= CHROME_HEADING_CHARS && CHROME_HEADING.test(l.text)) start = i;
-    else if (l.text.length <= CHROME_LABEL_CHARS && CHROME_LABEL.test(l.text)) start = i;
+    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
   }
   return start;
 }
@@ -176,6 +176,11 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
 const CHROME_HEADING =
   /^\W*((\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|(über|zum) (den |die )?autor|about the author|sobre el autor|à propos de l'auteur|newsletter|related (articles|posts|stories)|ähnliche (artikel|beiträge)|weitere (artikel|beiträge)|mehr zum thema|das könnte (dich|sie) auch|you (may|might) also like|à lire aussi|lire aussi|te puede interesar|leggi anche|czytaj (też|także))/i;
 const CHROME_HEADING_CHARS = 60;
+/** A line that is such a heading's phrase and nothing more ("Über den Autor", a bold paragraph; not "Comments (5 posted)"). */
+function isOnlyChromeHeading(t: string): boolean {
+  const m = CHROME_HEADING.exec(t);
+  return m !== null && !/[\p{L}\p{N}]/u.test(t.slice(m.index + m[0].length));
+}
 /** A label line that is only such a section's name (a widget's "Trending Articles" is not a heading). */
 const CHROME_LABEL =
   /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;

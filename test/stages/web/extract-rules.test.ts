@@ -237,3 +237,13 @@ test('a lead that only carries a hidden date stamp is not a signature line', () 
   assert.ok(result.ok);
   assert.ok(result.markdown.includes('So sehen Sie das Spiel live.'), result.markdown);
 });
+
+test('a closing section under a bold line that is only a stock heading ("Über den Autor") is cut', { skip }, () => {
+  const p = page('angelmagazin.de-schmerzen.html');
+  assert.ok(!p.text.includes('Über den Autor'), p.text.slice(-300));
+  assertSnippets(p);
+});
+
+test('a line with more than the stock phrase ("Comments (5 posted)") does not start the tail (lwn-1)', { skip: devSkip }, () => {
+  assert.ok(devPage('lwn-1').includes('Comments (74 posted)'));
+});
