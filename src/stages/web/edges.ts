@@ -1,4 +1,4 @@
-import { Element, descendants, textOf } from './html.js';
+import { Element, Text, attr, descendants, textOf, type AnyNode } from './html.js';
 import { wordTokens } from './tokens.js';
 
 /**
@@ -37,6 +37,8 @@ interface Leaf {
   e: Element;
   text: string;
   figures: BlockFigures;
+  /** Text loose in a container (between its blocks, not in one): classified, but never removed alone. */
+  loose?: boolean;
 }
 
 /**
@@ -62,30 +64,62 @@ function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: 
   const out: Leaf[] = [];
   const skip = (x: Element) => removed.has(x);
   const holders = leafHolders(roots, figures, removed);
+  const loose = new LooseText(out);
   const visit = (e: Element) => {
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
     const holdsLeaf = holders.has(e);
+    if (LEAF_TAGS.has(e.name)) loose.flush(); // a block ends the loose text before it
     if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
     return holdsLeaf || !LEAF_TAGS.has(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;
     if (!visit(root)) continue;
-    const stack: Element[] = [];
-    const pushChildren = (e: Element) => {
+    // Entries: a node, and whether it sits inside a link (for the loose text's link density).
+    const stack: [AnyNode, boolean][] = [];
+    const pushChildren = (e: Element, inLink: boolean) => {
       for (let i = e.children.length - 1; i >= 0; i--) {
         const c = e.children[i]!;
-        if (c instanceof Element && !removed.has(c)) stack.push(c);
+        if (c instanceof Text || (c instanceof Element && !removed.has(c))) stack.push([c, inLink]);
       }
     };
-    pushChildren(root);
+    pushChildren(root, false);
     while (stack.length) {
-      const e = stack.pop()!;
-      if (visit(e)) pushChildren(e);
+      const [n, inLink] = stack.pop()!;
+      if (n instanceof Text) loose.add(n.data, inLink, n.parent as Element);
+      else if (n instanceof Element && visit(n)) pushChildren(n, inLink || n.name === 'a');
     }
+    loose.flush();
   }
   return out;
+}
+
+/**
+ * Text between the blocks of a container ("<h2>Setup</h2> Download the kit.<br> Install it."):
+ * old blogs write whole posts so, and without it as a leaf the headings between such runs look
+ * like headings with nothing under them, the last prose block comes too early, and the tail cut
+ * takes the post's second half.
+ */
+class LooseText {
+  private parts: string[] = [];
+  private linkChars = 0;
+  private holder: Element | undefined;
+  constructor(private readonly out: Leaf[]) {}
+
+  add(data: string, inLink: boolean, parent: Element): void {
+    this.holder ??= parent;
+    this.parts.push(data);
+    if (inLink) this.linkChars += data.replace(/\s+/g, ' ').trim().length;
+  }
+
+  flush(): void {
+    const text = this.parts.join('').replace(/\s+/g, ' ').trim();
+    if (text && this.holder) this.out.push({ e: this.holder, text, figures: { text: text.length, linkText: this.linkChars, pre: 0 }, loose: true });
+    this.parts = [];
+    this.linkChars = 0;
+    this.holder = undefined;
+  }
 }
 
 /** Real prose: long enough, or a full sentence, with few links and no stock phrase. */
@@ -113,10 +147,11 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) removed.add(l.e);
+  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) if (!l.loose) removed.add(l.e);
   for (const l of ls.slice(0, last)) {
-    if (isProse(l)) break;
-    if (isHeadChrome(l)) removed.add(l.e);
+    // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
+    if (isProse(l) && !isBylineLine(l)) break;
+    if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
 }
 
@@ -133,6 +168,7 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
     if (after > total * MAX_TRIMMED_SHARE) break;
     const l = ls[i]!;
     if (HEADING.test(l.e.name) && l.text.length <= CHROME_HEADING_CHARS && CHROME_HEADING.test(l.text)) start = i;
+    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
   }
   return start;
 }
@@ -140,6 +176,15 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
 const CHROME_HEADING =
   /^\W*((\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|(über|zum) (den |die )?autor|about the author|sobre el autor|à propos de l'auteur|newsletter|related (articles|posts|stories)|ähnliche (artikel|beiträge)|weitere (artikel|beiträge)|mehr zum thema|das könnte (dich|sie) auch|you (may|might) also like|à lire aussi|lire aussi|te puede interesar|leggi anche|czytaj (też|także))/i;
 const CHROME_HEADING_CHARS = 60;
+/** A line that is such a heading's phrase and nothing more ("Über den Autor", a bold paragraph; not "Comments (5 posted)"). */
+function isOnlyChromeHeading(t: string): boolean {
+  const m = CHROME_HEADING.exec(t);
+  return m !== null && !/[\p{L}\p{N}]/u.test(t.slice(m.index + m[0].length));
+}
+/** A label line that is only such a section's name (a widget's "Trending Articles" is not a heading). */
+const CHROME_LABEL =
+  /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
+const CHROME_LABEL_CHARS = 40;
 
 function isTailChrome(l: Leaf): boolean {
   return HEADING.test(l.e.name) || isDateStamp(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
@@ -154,18 +199,54 @@ function isDateStamp(t: string): boolean {
 }
 const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
+const SHARE_LABEL =
+  /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;
+
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
   // A table row before the prose is an infobox or a data table at the top, not a byline.
-  if (HEADING.test(l.e.name) || l.figures.pre > 0 || l.e.name === 'tr') return false;
+  if (l.figures.pre > 0 || l.e.name === 'tr') return false;
+  // Headings stay (a section's title), unless one only labels a share bar ("Share this story").
+  if (HEADING.test(l.e.name)) return SHARE_LABEL.test(l.text);
   const t = l.text;
   if (t.length > 200) return false;
   const ld = l.figures.linkText / l.figures.text;
   // A list item with a number is an ingredient or a key figure ("1 tablespoon cumin"), not a date line.
   const dateLike = t.length <= 40 && /\p{N}/u.test(t) && DATE_LINE.test(t) && l.e.name !== 'li';
-  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t);
+  return dateLike || ld > 0.6 || CHROME_PHRASE.test(t) || isBylineLine(l);
 }
+
+/**
+ * A line marked up as the byline or the date (`<time>`, `itemprop="author"`/`datePublished`,
+ * `rel="author"`), those elements holding a good part of its text: before the prose it is the
+ * article's signature line, not its text (a lead that only carries a hidden date stamp is not).
+ */
+function isBylineLine(l: Leaf): boolean {
+  if (l.text.length > BYLINE_MAX_CHARS || l.loose || HEADING.test(l.e.name)) return false;
+  return markedBylineChars(l.e) >= l.text.length * BYLINE_MIN_MARKED_SHARE;
+}
+
+/** Characters of text inside byline-marked elements of `e` (each counted once, not entered). */
+function markedBylineChars(e: Element): number {
+  if (isBylineMarked(e)) return Infinity;
+  let chars = 0;
+  const stack: AnyNode[] = [...e.children];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (!(n instanceof Element)) continue;
+    if (isBylineMarked(n)) chars += textOf(n).replace(/\s+/g, ' ').trim().length;
+    else for (const c of n.children) stack.push(c);
+  }
+  return chars;
+}
+
+function isBylineMarked(x: Element): boolean {
+  return x.name === 'time' || BYLINE_ITEMPROP.test(attr(x, 'itemprop')) || /\bauthor\b/i.test(attr(x, 'rel'));
+}
+const BYLINE_ITEMPROP = /\b(author|creator|datePublished|dateModified|dateCreated)\b/i;
+const BYLINE_MAX_CHARS = 200;
+const BYLINE_MIN_MARKED_SHARE = 0.3;
 
 /** Readability drops the content's heading that repeats the page title (it is meta.title, not text). */
 export function dropTitleHeading(roots: Element[], removed: Set<Element>, title: string): void {

@@ -50,7 +50,7 @@ const JUNK_TAGS = new Set([
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 const UNLIKELY =
-  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie/i;
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|comentario|commentaire|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
@@ -167,15 +167,20 @@ function isArticleHeader(header: Element, titleTags: ReadonlySet<string>): boole
   return title && lead;
 }
 
-/** Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. */
+/**
+ * Marks boilerplate: junk tags, hidden elements, navigation roles, unlikely class names. Class
+ * names inside a table or code are not read as furniture, as in Readability: a table's cells are
+ * its data (a status table's column heads are `td.header_cell`), and a highlighter's
+ * `span.token.comment` in a `<pre>` is the code's own comment.
+ */
 function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   const removed = new Set<Element>();
   const holders = articleHolders(doc);
   let pageProseChars: number | undefined;
   const pageProse = () => (pageProseChars ??= paragraphChars(doc));
-  const stack: [AnyNode, boolean][] = doc.children.map((c) => [c, false] as [AnyNode, boolean]).reverse();
+  const stack: [AnyNode, boolean, boolean][] = doc.children.map((c) => [c, false, false] as [AnyNode, boolean, boolean]).reverse();
   while (stack.length) {
-    const [n, inArticle] = stack.pop()!;
+    const [n, inArticle, inTableOrCode] = stack.pop()!;
     if (!(n instanceof Element)) continue;
     const name = n.name;
     const role = attr(n, 'role');
@@ -186,14 +191,15 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
-      (flags.stripUnlikely && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
+      (flags.stripUnlikely && !inTableOrCode && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
         UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
     }
     const inside = inArticle || name === 'article' || name === 'main' || role === 'main';
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside]);
+    const tableOrCodeInside = inTableOrCode || name === 'table' || name === 'pre' || name === 'code';
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, inside, tableOrCodeInside]);
   }
   return removed;
 }
@@ -650,9 +656,22 @@ const LIST_OF_PROSE_MAX_LINK_DENSITY = 0.2;
 const LIST_OF_PROSE_MIN_CHARS = 50;
 const LIST_BLOCK_MAX_LINK_DENSITY = 0.5;
 
-/** A table with header cells, or marked as one: its rows are data, not layout. */
+/**
+ * A table with header cells, or marked as one: its rows are data, not layout. Column groups, a
+ * caption, a head or foot section and a summary are data-table markup too, as in Readability
+ * (layout tables carry none of them); a table holding another table is layout.
+ */
 function isDataTable(e: Element, stats: Map<Element, Stats>): boolean {
-  return e.name === 'table' && ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table');
+  if (e.name !== 'table' || attr(e, 'role') === 'presentation') return false;
+  if ((stats.get(e)?.th ?? 0) > 0 || attr(e, 'role') === 'table') return true;
+  return hasDataTableMarkup(e);
+}
+
+const DATA_TABLE_PARTS = new Set(['caption', 'colgroup', 'col', 'thead', 'tfoot']);
+function hasDataTableMarkup(table: Element): boolean {
+  if (!attr(table, 'summary') && !table.children.some((c) => c instanceof Element && DATA_TABLE_PARTS.has(c.name))) return false;
+  for (const d of descendants(table)) if (d.name === 'table') return false;
+  return true;
 }
 
 /** Readability's conditional cleaning: drops link farms, image galleries and form-like blocks inside the content. */

@@ -125,8 +125,11 @@ function inlineCode(text: string): string {
   return `${d}${pad}${t}${pad}${d}`;
 }
 
+const EMPHASIS = new Map([['strong', '**'], ['b', '**'], ['em', '*'], ['i', '*']]);
+
+/** Emphasis around the text, not around the spaces or line breaks at its edges (`**a<br>**b` breaks the span). */
 function wrap(s: string, mark: string): string {
-  const m = /^(\s*)([^]*?)(\s*)$/.exec(s)!;
+  const m = /^([\s\uE000]*)([^]*?)([\s\uE000]*)$/.exec(s)!;
   return m[2] ? `${m[1]}${mark}${m[2]}${mark}${m[3]}` : s;
 }
 
@@ -212,16 +215,16 @@ export class MarkdownRenderer {
   /** Block-level rendering of a list of children, gathering runs of inline content into paragraphs. */
   private blocks(children: AnyNode[]): Block[] {
     const out: Block[] = [];
-    let inline: string[] = [];
+    let inline: AnyNode[] = [];
     const flush = () => {
-      const t = escapeLineStarts(normalizeInline(inline.join('')));
+      const t = escapeLineStarts(normalizeInline(this.inlineRun(inline)));
       if (t) out.push({ text: t });
       inline = [];
     };
     for (const c of children) {
-      if (c instanceof Text) inline.push(c.data);
+      if (c instanceof Text) inline.push(c);
       else if (c instanceof Element && !this.skip(c)) {
-        if (this.isInline(c)) inline.push(this.inline(c));
+        if (this.isInline(c)) inline.push(c);
         else {
           flush();
           append(out, this.element(c));
@@ -343,12 +346,37 @@ export class MarkdownRenderer {
   }
 
   private inlineText(children: AnyNode[]): string {
-    return normalizeInline(children.map((c) => (c instanceof Text ? c.data : c instanceof Element && !this.skip(c) ? this.inline(c) : '')).join(''));
+    return normalizeInline(this.inlineRun(children));
+  }
+
+  /**
+   * Inline children in order. Adjacent emphasis of one kind (`<em>Call Me </em><em>b</em><em>y Your
+   * Name</em>`, an editor's split) is one span: `*b**y*` would read back as two words.
+   */
+  private inlineRun(children: AnyNode[]): string {
+    let out = '';
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i]!;
+      if (c instanceof Text) out += c.data;
+      if (!(c instanceof Element) || this.skip(c)) continue;
+      const mark = EMPHASIS.get(c.name);
+      if (!mark) {
+        out += this.inline(c);
+        continue;
+      }
+      let inner = this.inlineRun(c.children);
+      for (let n = children[i + 1]; n instanceof Element && EMPHASIS.get(n.name) === mark; n = children[i + 1]) {
+        if (!this.skip(n)) inner += this.inlineRun(n.children);
+        i++;
+      }
+      out += wrap(inner, mark);
+    }
+    return out;
   }
 
   private inline(e: Element): string {
     if (this.skip(e)) return '';
-    const inner = () => e.children.map((c) => (c instanceof Text ? c.data : c instanceof Element ? this.inline(c) : '')).join('');
+    const inner = () => this.inlineRun(e.children);
     switch (e.name) {
       case 'br':
         return BR;

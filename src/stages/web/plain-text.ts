@@ -15,11 +15,12 @@ export function markdownToPlainText(markdown: string): string {
       continue;
     }
     if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line)) continue; // table rule
+    // A heading's text is not a list item, though it may start like one ("## 1. Setup").
+    const unquoted = line.replace(/^(\s*>)+\s?/, '');
+    const heading = /^\s{0,3}#{1,6}\s+/.exec(unquoted);
+    const body = heading ? unquoted.slice(heading[0].length) : unquoted.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '');
     out.push(
-      line
-        .replace(/^\s{0,3}#{1,6}\s+/, '')
-        .replace(/^(\s*>)+\s?/, '')
-        .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+      body
         // Text that only looks like a list marker or a heading was escaped by the renderer.
         .replace(/^(\s*\d{1,9})\\([.)])/, '$1$2')
         .replace(/^(\s*)\\([-+*#>])/, '$1$2')
