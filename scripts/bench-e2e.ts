@@ -12,6 +12,11 @@
  * pack/tokenize ratio (target >= 0.9), the 1 -> W worker speedup (target >= 1.8), how busy the
  * tokenizer workers were, and peak RSS (target < 2 GB).
  *
+ * It also measures the machine's own ceiling for that speedup (`cores`): the first CORE_MB of
+ * the corpus's texts, read into memory before the clock starts, tokenized by W worker threads
+ * and by one, each thread given its share up front, so no reading, parsing, messages or main
+ * thread work is timed: only the tokenizer on the cores, as the pack's workers run it.
+ *
  * The machine is shared and its load moves by several times within minutes, so the four runs
  * the ratios compare (tokenize alone and pack, each on W workers and on 1) are made in interleaved
  * rounds and each keeps its fastest round: the one least slowed by other work. Every round's
@@ -21,6 +26,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
@@ -37,10 +43,73 @@ interface Measure {
   workerBusy?: number[];
 }
 
+/** Megabytes of text the `cores` measurement tokenizes (the same on 1 worker and on W). */
+const CORE_MB = 48;
+
+/** A `cores` thread: tokenizes its share when told to go, and says how long it took. */
+async function coreThread(): Promise<void> {
+  const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
+  const { encodeBatch } = await import('../src/tokenize/batch.js');
+  const { texts, backend } = workerData as { texts: string[]; backend: 'hf' | 'fast' };
+  const tokenizer = await loadTokenizer('qwen3', backend, true);
+  parentPort!.once('message', () => {
+    const t0 = performance.now();
+    let tokens = 0;
+    // Batches as the pool closes them (256K characters or 512 documents).
+    for (let i = 0; i < texts.length; ) {
+      let j = i;
+      let chars = 0;
+      while (j < texts.length && j - i < 512 && chars < 1 << 18) chars += texts[j++]!.length;
+      tokens += encodeBatch(tokenizer, texts.slice(i, j).map((text) => ({ text }))).ids.length;
+      i = j;
+    }
+    parentPort!.postMessage({ tokens, ms: performance.now() - t0 });
+  });
+  parentPort!.postMessage('ready');
+}
+
+/** The first CORE_MB of the corpus's texts, dealt to `workers` shares of about equal length. */
+async function coreShares(input: string, workers: number): Promise<{ shares: string[][]; bytes: number }> {
+  const { Ledger } = await import('../src/core/ledger.js');
+  const { readDocuments } = await import('../src/io/documents.js');
+  const shares: string[][] = Array.from({ length: workers }, () => []);
+  const lens = new Array<number>(workers).fill(0);
+  let bytes = 0;
+  for await (const d of readDocuments([input], new Ledger())) {
+    if (bytes >= CORE_MB * 1e6) break;
+    const w = lens.indexOf(Math.min(...lens));
+    shares[w]!.push(d.text);
+    lens[w]! += d.text.length;
+    bytes += Buffer.byteLength(d.text);
+  }
+  return { shares, bytes };
+}
+
+/** Tokenizes the in-memory shares on `workers` threads; the clock runs from "go" to the last reply. */
+async function coreRun(input: string, workers: number, backend: 'hf' | 'fast'): Promise<Omit<Measure, 'mode' | 'maxRssMB'>> {
+  const { shares, bytes } = await coreShares(input, workers);
+  const threads = shares.map((texts) => new Worker(fileURLToPath(import.meta.url), { workerData: { texts, backend } }));
+  await Promise.all(threads.map((t) => new Promise((ok) => t.once('message', ok))));
+  const u0 = process.resourceUsage();
+  const t0 = performance.now();
+  const done = await Promise.all(threads.map((t) => new Promise<{ tokens: number; ms: number }>((ok) => { t.once('message', ok); t.postMessage('go'); })));
+  const seconds = (performance.now() - t0) / 1000;
+  const u1 = process.resourceUsage();
+  if (process.env.BENCH_VERBOSE) process.stderr.write(`cores ${workers}: ${seconds.toFixed(2)} s, user ${((u1.userCPUTime - u0.userCPUTime) / 1e6).toFixed(2)} s, sys ${((u1.systemCPUTime - u0.systemCPUTime) / 1e6).toFixed(2)} s, minor faults ${u1.minorPageFault - u0.minorPageFault}\n`);
+  await Promise.all(threads.map((t) => t.terminate()));
+  const tokens = done.reduce((a, d) => a + d.tokens, 0);
+  return { workers, seconds, bytes, tokens, workerBusy: done.map((d) => d.ms / 1000 / seconds) };
+}
+
 async function child(mode: string, input: string, workers: number, out: string, requested: string): Promise<void> {
   const { lastPoolStats } = await import('../src/tokenize/pool.js');
   const { resolveTokenizerBackend } = await import('../src/tokenize/tokenizer.js');
   const { backend } = await resolveTokenizerBackend('qwen3', requested as 'auto' | 'hf' | 'fast');
+  if (mode === 'cores') {
+    const m = await coreRun(input, workers, backend);
+    process.stdout.write(JSON.stringify({ mode, ...m, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+    return;
+  }
   const bytes = statSync(input).size;
   const t0 = performance.now();
   let tokens = 0;
@@ -102,15 +171,17 @@ async function main(): Promise<void> {
   process.stderr.write(`tokenizer backend: ${backendArg}\n`);
   process.stderr.write(`corpus: ${(statSync(big).size / 1e6).toFixed(0)} MB JSONL (${big}); half: ${(statSync(half).size / 1e6).toFixed(0)} MB\n`);
   const rounds = opt('--rounds', 3);
-  const trials: Measure[][] = [[], [], [], []];
+  const trials: Measure[][] = [[], [], [], [], [], []];
   for (let r = 0; r < rounds; r++) {
     trials[0]!.push(run('tokenize', big, workers));
     trials[1]!.push(run('pack', big, workers));
     trials[2]!.push(run('pack', big, 1));
     trials[3]!.push(run('tokenize', big, 1));
+    trials[4]!.push(run('cores', big, workers));
+    trials[5]!.push(run('cores', big, 1));
   }
   const fastest = (ms: Measure[]) => ms.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-  const [tok, pack, pack1, tok1] = trials.map(fastest) as [Measure, Measure, Measure, Measure];
+  const [tok, pack, pack1, tok1, cores, cores1] = trials.map(fastest) as [Measure, Measure, Measure, Measure, Measure, Measure];
   const roundTimes = (label: string, ms: Measure[]) => `  ${label.padEnd(32)} ${ms.map((m) => `${m.seconds.toFixed(1)} s`).join('  ')}`;
   const packHalf = run('pack', half, workers);
   const packHf1 = run('pack', big, 1, 'hf');
@@ -124,19 +195,25 @@ async function main(): Promise<void> {
     roundTimes(`pack, ${workers} workers`, trials[1]!),
     roundTimes('pack, 1 worker', trials[2]!),
     roundTimes('tokenize alone, 1 worker', trials[3]!),
+    roundTimes(`cores, ${workers} workers`, trials[4]!),
+    roundTimes('cores, 1 worker', trials[5]!),
     line(`tokenize alone, ${backendArg}, ${workers} workers`, tok),
     line(`pack, ${backendArg}, ${workers} workers`, pack),
     line(`pack, ${backendArg}, 1 worker`, pack1),
     line(`tokenize alone, ${backendArg}, 1 worker`, tok1),
+    line(`cores, ${backendArg}, ${workers} workers (${CORE_MB} MB)`, cores),
+    line(`cores, ${backendArg}, 1 worker (${CORE_MB} MB)`, cores1),
     line(`pack, ${backendArg}, ${workers} w, half corpus`, packHalf),
     line('pack, hf, 1 worker', packHf1),
     `pack MB/s per worker, ${backendArg} / hf (1 worker):  ${perWorker.toFixed(2)}x  (target >= 2)`,
     `pack / tokenize alone (${workers} workers):   ${ratio.toFixed(3)}  (target >= 0.9)`,
     `pack speedup 1 -> ${workers} workers:          ${speedup.toFixed(3)}  (target >= 1.8)`,
     `tokenize alone 1 -> ${workers} workers:        ${(mbOf(tok) / mbOf(tok1)).toFixed(3)}  (the pack's ceiling: the same workers with nothing else to do)`,
+    `cores 1 -> ${workers} workers:                 ${(mbOf(cores) / mbOf(cores1)).toFixed(3)}  (the machine's ceiling: the tokenizer alone on the cores, texts in memory)`,
     `peak RSS: ${maxRss.toFixed(0)} MB (target < 2048); full corpus ${pack.maxRssMB.toFixed(0)} MB vs half ${packHalf.maxRssMB.toFixed(0)} MB`,
   ];
   process.stdout.write(out.join('\n') + '\n');
 }
 
-await main();
+if (isMainThread) await main();
+else await coreThread();

@@ -219,29 +219,37 @@ export class FastBpe {
 
   /** The tokens of piece text[a, b) appended to `out`, from the memo when it has them. */
   private piece(text: string, a: number, b: number, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
-    let enc: Int32Array;
-    let at: number;
-    let n: number;
-    const h = b - a < MEMO_MAX_PIECE ? hashRange(text, a, b) : 0;
-    const e = b - a < MEMO_MAX_PIECE ? this.memo.find(text, a, b, h) : -1;
-    if (e >= 0) {
-      enc = this.memo.pool;
-      at = this.memo.offsets[e]!;
-      n = this.memo.counts[e]!;
-    } else {
-      const p = text.slice(a, b);
-      enc = this.pieceTokens(p);
-      if (b - a < MEMO_MAX_PIECE) this.memo.add(p, h, enc);
-      at = 0;
-      n = enc.length / 3;
+    const memoized = b - a < MEMO_MAX_PIECE;
+    const h = memoized ? hashRange(text, a, b) : 0;
+    const r = memoized ? this.memo.find(text, a, b, h) : -1;
+    if (r >= 0) {
+      const pool = this.memo.pool;
+      const n = this.memo.count(r);
+      const at = this.memo.idsAt(r);
+      out.reserve(n);
+      const { ids, starts, ends } = out;
+      let k = out.length;
+      for (let i = 0; i < n; i++, k++) {
+        const range = pool[at + n + i]!;
+        const s = a + (range & 0xffff);
+        const t = a + (range >>> 16);
+        ids[k] = pool[at + i]!;
+        starts[k] = base + (map ? map(s, false) : s);
+        ends[k] = base + (map ? map(t, true) : t);
+      }
+      out.length = k;
+      return;
     }
+    const enc = this.pieceTokens(text.slice(a, b));
+    const n = enc.length / 3;
+    if (memoized) this.memo.add(text, a, b, h, n, enc, enc.subarray(n, 2 * n), enc.subarray(2 * n));
     out.reserve(n);
     const { ids, starts, ends } = out;
     let k = out.length;
     for (let i = 0; i < n; i++, k++) {
-      const s = a + enc[at + n + i]!;
-      const t = a + enc[at + 2 * n + i]!;
-      ids[k] = enc[at + i]!;
+      const s = a + enc[n + i]!;
+      const t = a + enc[2 * n + i]!;
+      ids[k] = enc[i]!;
       starts[k] = base + (map ? map(s, false) : s);
       ends[k] = base + (map ? map(t, true) : t);
     }

@@ -3,79 +3,115 @@
  * a range of the text itself, so a hit (most pieces) allocates nothing: no sliced key string,
  * no per-piece array. A worker otherwise spends a fifth of its CPU collecting those.
  *
- * Each entry's tokens are kept in one shared Int32Array as [ids..., starts..., ends...], starts
- * and ends in UTF-16 units of the piece. The table is emptied when full (the ids never depend on
- * it), which keeps its memory fixed: about 40 bytes of table and the key string per entry.
+ * Laid out for the cache, because a lookup is a few dependent memory reads and two workers share
+ * one last-level cache: each slot is a pair [hash, record + 1] side by side, and each piece is
+ * one record in a single Int32Array, its key and its tokens together:
+ *
+ *   record: [key length in UTF-16 units, token count n,
+ *            key: two UTF-16 units an int (ceil(length / 2) ints),
+ *            ids: n ints,
+ *            ranges: n ints, each (start | end << 16) in UTF-16 units of the piece]
+ *
+ * So a hit reads one slot and one record, usually a cache line each (the table of separate
+ * arrays and key strings it replaces read about seven), and the keys are not strings on the
+ * JavaScript heap for the collector to trace. The table is emptied when full (the ids never
+ * depend on it), which keeps its memory fixed.
  */
 export class PieceMemo {
-  /** Entry index + 1 per slot, 0 for an empty slot. Twice the entries, so probes stay short. */
+  /** Pairs [hash, record offset + 1]; 0 in the second marks an empty slot. Twice the entries, so probes stay short. */
   private readonly slots: Int32Array;
   private readonly mask: number;
-  private readonly keys: string[] = [];
-  private readonly hashes: Int32Array;
-  /** Where entry e's tokens start in `pool`, and how many tokens it has. */
-  readonly offsets: Int32Array;
-  readonly counts: Int32Array;
+  /** The records, back to back. */
   pool = new Int32Array(1 << 16);
   private poolUsed = 0;
   private size = 0;
 
   constructor(private readonly maxEntries: number) {
+    if (maxEntries < 1) throw new RangeError('PieceMemo: at least one entry');
     let cap = 1;
     while (cap < 2 * maxEntries) cap <<= 1;
-    this.slots = new Int32Array(cap);
+    this.slots = new Int32Array(2 * cap);
     this.mask = cap - 1;
-    this.hashes = new Int32Array(maxEntries);
-    this.offsets = new Int32Array(maxEntries);
-    this.counts = new Int32Array(maxEntries);
   }
 
-  /** The entry holding text[a, b) (hash `h` from hashRange), or -1. */
+  /** The record holding text[a, b) (hash `h` from hashRange), or -1. Pieces are shorter than MAX_KEY. */
   find(text: string, a: number, b: number, h: number): number {
     const len = b - a;
+    const slots = this.slots;
+    const pool = this.pool;
     for (let s = h & this.mask; ; s = (s + 1) & this.mask) {
-      const e = this.slots[s]! - 1;
-      if (e < 0) return -1;
-      if (this.hashes[e] !== h) continue;
-      const key = this.keys[e]!;
-      if (key.length !== len) continue;
-      let i = 0;
-      while (i < len && key.charCodeAt(i) === text.charCodeAt(a + i)) i++;
-      if (i === len) return e;
+      const r = slots[2 * s + 1]! - 1;
+      if (r < 0) return -1;
+      if (slots[2 * s] !== h || pool[r] !== len) continue;
+      let k = r + 2;
+      let i = a;
+      for (; i + 1 < b; i += 2, k++) if (pool[k] !== (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16))) break;
+      if (i + 1 < b) continue;
+      if (i < b && pool[k] !== text.charCodeAt(i)) continue;
+      return r;
     }
   }
 
-  /** Adds `key` (hash `h`, not present) with its tokens `enc` ([ids, starts, ends], n each). */
-  add(key: string, h: number, enc: Int32Array): void {
-    if (this.size >= this.maxEntries || this.poolUsed + enc.length > MAX_POOL) this.clear();
-    if (this.poolUsed + enc.length > this.pool.length) {
-      let cap = this.pool.length * 2;
-      while (cap < this.poolUsed + enc.length) cap *= 2;
-      const grown = new Int32Array(cap);
-      grown.set(this.pool.subarray(0, this.poolUsed));
-      this.pool = grown;
+  /** Tokens in record `r`. */
+  count(r: number): number {
+    return this.pool[r + 1]!;
+  }
+
+  /** Where record `r`'s ids start in `pool`; its `count(r)` packed ranges follow them. */
+  idsAt(r: number): number {
+    return r + 2 + ((this.pool[r]! + 1) >> 1);
+  }
+
+  /**
+   * Adds text[a, b) (hash `h`, not present) with its tokens: `n` ids from `ids` and their
+   * ranges, in units of the piece, from `starts` and `ends`.
+   */
+  add(text: string, a: number, b: number, h: number, n: number, ids: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): void {
+    const len = b - a;
+    if (len >= MAX_KEY) throw new RangeError(`PieceMemo: a piece of ${len} units (limit ${MAX_KEY - 1})`);
+    const size = 2 + ((len + 1) >> 1) + 2 * n;
+    if (this.size >= this.maxEntries || this.poolUsed + size > MAX_POOL) this.clear();
+    this.reserve(size);
+    const pool = this.pool;
+    const r = this.poolUsed;
+    pool[r] = len;
+    pool[r + 1] = n;
+    let k = r + 2;
+    let i = a;
+    for (; i + 1 < b; i += 2) pool[k++] = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16);
+    if (i < b) pool[k++] = text.charCodeAt(i);
+    for (let t = 0; t < n; t++) {
+      pool[k + t] = ids[t]!;
+      pool[k + n + t] = starts[t]! | (ends[t]! << 16);
     }
-    const e = this.size++;
-    this.keys[e] = key;
-    this.hashes[e] = h;
-    this.offsets[e] = this.poolUsed;
-    this.counts[e] = enc.length / 3;
-    this.pool.set(enc, this.poolUsed);
-    this.poolUsed += enc.length;
+    this.poolUsed += size;
+    this.size++;
     let s = h & this.mask;
-    while (this.slots[s] !== 0) s = (s + 1) & this.mask;
-    this.slots[s] = e + 1;
+    while (this.slots[2 * s + 1] !== 0) s = (s + 1) & this.mask;
+    this.slots[2 * s] = h;
+    this.slots[2 * s + 1] = r + 1;
+  }
+
+  private reserve(size: number): void {
+    if (this.poolUsed + size <= this.pool.length) return;
+    let cap = this.pool.length * 2;
+    while (cap < this.poolUsed + size) cap *= 2;
+    const grown = new Int32Array(cap);
+    grown.set(this.pool.subarray(0, this.poolUsed));
+    this.pool = grown;
   }
 
   private clear(): void {
     this.slots.fill(0);
-    this.keys.length = 0;
     this.size = 0;
     this.poolUsed = 0;
   }
 }
 
-/** Ints in the token pool before the memo is emptied (16 MB), whatever the pieces' lengths. */
+/** Keys are shorter than this many UTF-16 units, so a range's start and end fit 16 bits each. */
+export const MAX_KEY = 1 << 15;
+
+/** Ints in the record pool before the memo is emptied (16 MB), whatever the pieces' lengths. */
 const MAX_POOL = 1 << 22;
 
 /** FNV-1a over the UTF-16 units of text[a, b), as a 32-bit int. */
