@@ -258,9 +258,10 @@ export class FastBpe {
 
   /** [ids..., starts..., ends...] of one piece, starts and ends in UTF-16 units of the piece. */
   private pieceTokens(p: string): Int32Array {
-    const bytes = this.encoder.encode(p);
-    if (bytes.length > MAX_PIECE_BYTES) throw new TokenizeLimitError('piece_too_long', `one pre-tokenized piece of ${bytes.length} bytes (limit ${MAX_PIECE_BYTES})`);
-    const ids = bytes.length > LONG_PIECE_BYTES ? (this.long ??= this.makeLong()).encode(bytes) : this.core.encode_ordinary(p);
+    // Most pieces are short: their UTF-8 length is counted, not encoded (tiktoken encodes them itself).
+    const byteLength = utf8Length(p);
+    if (byteLength > MAX_PIECE_BYTES) throw new TokenizeLimitError('piece_too_long', `one pre-tokenized piece of ${byteLength} bytes (limit ${MAX_PIECE_BYTES})`);
+    const ids = byteLength > LONG_PIECE_BYTES ? (this.long ??= this.makeLong()).encode(this.encoder.encode(p)) : this.core.encode_ordinary(p);
     const n = ids.length;
     const enc = new Int32Array(3 * n);
     const lens = new Int32Array(n);
@@ -280,6 +281,21 @@ function referencePattern(json: TokenizerJson): RegExp {
   const pattern = pre?.tokenizers?.[0]?.pattern;
   if (!(pattern instanceof RegExp) || !pattern.global) throw new Error('fast tokenizer backend: the reference did not compile the Split regex');
   return new RegExp(pattern.source, pattern.flags);
+}
+
+/** The UTF-8 length of `s` as TextEncoder writes it (an unpaired surrogate becomes U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 function codeUnitsAt(text: string, i: number): number {
