@@ -44,7 +44,7 @@ interface Measure {
 }
 
 /** Megabytes of text the `cores` measurement tokenizes (the same on 1 worker and on W). */
-const CORE_MB = 48;
+const CORE_MB = 100;
 
 /** A `cores` thread: tokenizes its share when told to go, and says how long it took. */
 async function coreThread(): Promise<void> {

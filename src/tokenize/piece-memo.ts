@@ -21,8 +21,11 @@ export class PieceMemo {
   /** Pairs [hash, record offset + 1]; 0 in the second marks an empty slot. Twice the entries, so probes stay short. */
   private readonly slots: Int32Array;
   private readonly mask: number;
-  /** The records, back to back. */
-  pool = new Int32Array(1 << 16);
+  /**
+   * The records, back to back: allocated at its full size once, so it is never copied to grow;
+   * the system backs its pages only as records reach them.
+   */
+  readonly pool = new Int32Array(MAX_POOL);
   private poolUsed = 0;
   private size = 0;
 
@@ -71,7 +74,6 @@ export class PieceMemo {
     if (len >= MAX_KEY) throw new RangeError(`PieceMemo: a piece of ${len} units (limit ${MAX_KEY - 1})`);
     const size = 2 + ((len + 1) >> 1) + 2 * n;
     if (this.size >= this.maxEntries || this.poolUsed + size > MAX_POOL) this.clear();
-    this.reserve(size);
     const pool = this.pool;
     const r = this.poolUsed;
     pool[r] = len;
@@ -90,15 +92,6 @@ export class PieceMemo {
     while (this.slots[2 * s + 1] !== 0) s = (s + 1) & this.mask;
     this.slots[2 * s] = h;
     this.slots[2 * s + 1] = r + 1;
-  }
-
-  private reserve(size: number): void {
-    if (this.poolUsed + size <= this.pool.length) return;
-    let cap = this.pool.length * 2;
-    while (cap < this.poolUsed + size) cap *= 2;
-    const grown = new Int32Array(cap);
-    grown.set(this.pool.subarray(0, this.poolUsed));
-    this.pool = grown;
   }
 
   private clear(): void {
