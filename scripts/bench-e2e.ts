@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
+import type { MemoBuffers } from '../src/tokenize/piece-memo.js';
 
 interface Measure {
   mode: string;
@@ -50,8 +51,8 @@ const CORE_MB = 100;
 async function coreThread(): Promise<void> {
   const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
   const { encodeBatch } = await import('../src/tokenize/batch.js');
-  const { texts, backend } = workerData as { texts: string[]; backend: 'hf' | 'fast' };
-  const tokenizer = await loadTokenizer('qwen3', backend, true);
+  const { texts, backend, vocabulary } = workerData as { texts: string[]; backend: 'hf' | 'fast'; vocabulary?: MemoBuffers };
+  const tokenizer = await loadTokenizer('qwen3', backend, true, vocabulary);
   parentPort!.once('message', () => {
     const t0 = performance.now();
     let tokens = 0;
@@ -88,7 +89,9 @@ async function coreShares(input: string, workers: number): Promise<{ shares: str
 /** Tokenizes the in-memory shares on `workers` threads; the clock runs from "go" to the last reply. */
 async function coreRun(input: string, workers: number, backend: 'hf' | 'fast'): Promise<Omit<Measure, 'mode' | 'maxRssMB'>> {
   const { shares, bytes } = await coreShares(input, workers);
-  const threads = shares.map((texts) => new Worker(fileURLToPath(import.meta.url), { workerData: { texts, backend } }));
+  const { sharedVocabulary } = await import('../src/tokenize/tokenizer.js');
+  const vocabulary = backend === 'fast' ? sharedVocabulary('qwen3') : undefined; // as the pool shares it
+  const threads = shares.map((texts) => new Worker(fileURLToPath(import.meta.url), { workerData: { texts, backend, vocabulary } }));
   await Promise.all(threads.map((t) => new Promise((ok) => t.once('message', ok))));
   const u0 = process.resourceUsage();
   const t0 = performance.now();

@@ -6,6 +6,9 @@ import type { TokenBuffer } from './token-buffer.js';
 import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
 import { hashRange, PieceMemo } from './piece-memo.js';
 
+// ignoreBOM: a token that starts with U+FEFF keeps it (the default would drop it and key the token by the rest).
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
  * The fast tokenizer backend: the same ids as @huggingface/tokenizers for a tokenizer.json
  * whose pipeline it can reproduce exactly (checkFastPipeline), at several times the speed.
@@ -169,12 +172,19 @@ export class FastBpe {
   private readonly sticky: RegExp;
   private readonly encoder = new TextEncoder();
   private readonly memo = new PieceMemo(MEMO_ENTRIES);
+  /** The vocabulary's tokens as pieces (vocabularyMemo), looked up before `memo`: often another thread's, read-only. */
+  private readonly vocabulary: PieceMemo;
   private long: LongPieceBpe | undefined;
   private readonly makeLong: () => LongPieceBpe;
 
-  /** From the tables of a tokenizer.json that passed checkFastPipeline; `parts` is that JSON (its vocabulary is not read). */
-  constructor(parts: TokenizerJson, tables: FastTables) {
+  /**
+   * From the tables of a tokenizer.json that passed checkFastPipeline; `parts` is that JSON (its
+   * vocabulary is not read). `vocabulary`: vocabularyMemo(tables), when the caller shares one
+   * between threads; else it is built here.
+   */
+  constructor(parts: TokenizerJson, tables: FastTables, vocabulary?: PieceMemo) {
     this.byteLens = tables.byteLens;
+    this.vocabulary = vocabulary ?? vocabularyMemo(tables);
     // A pattern that matches the whole input: the pieces are already split.
     this.core = new Tiktoken(tables.ranks, {}, '[\\s\\S]+');
     this.pattern = referencePattern(parts);
@@ -221,11 +231,13 @@ export class FastBpe {
   private piece(text: string, a: number, b: number, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
     const memoized = b - a < MEMO_MAX_PIECE;
     const h = memoized ? hashRange(text, a, b) : 0;
-    const r = memoized ? this.memo.find(text, a, b, h) : -1;
+    let memo = this.vocabulary;
+    let r = memoized ? memo.find(text, a, b, h) : -1;
+    if (r < 0 && memoized) r = (memo = this.memo).find(text, a, b, h);
     if (r >= 0) {
-      const pool = this.memo.pool;
-      const n = this.memo.count(r);
-      const at = this.memo.idsAt(r);
+      const pool = memo.pool;
+      const n = memo.count(r);
+      const at = memo.idsAt(r);
       out.reserve(n);
       const { ids, starts, ends } = out;
       let k = out.length;
@@ -272,6 +284,35 @@ export class FastBpe {
     tokenCharRanges(p, lens, enc.subarray(n, 2 * n), enc.subarray(2 * n), 0);
     return enc;
   }
+}
+
+/**
+ * Every vocabulary token whose bytes are UTF-8 text, as a memo entry keyed by that text: a piece
+ * equal to a token's text is that one token. tiktoken returns such a piece from its vocabulary as
+ * it is, and checkFastPipeline proves the reference merges it to the same token (each token's own
+ * bytes merge back to it with the lower ranks). Most pieces of real text are single tokens, so a
+ * worker finds them here from its first document on, and when the pool shares this memo between
+ * its workers (`shared`), they read one copy of it, not one each.
+ */
+export function vocabularyMemo(tables: FastTables, shared = false): PieceMemo {
+  const entries: { text: string; id: number }[] = [];
+  let ints = 0;
+  for (const line of tables.ranks.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space < 0) continue;
+    let text: string;
+    try {
+      text = fatalUtf8.decode(Buffer.from(line.slice(0, space), 'base64'));
+    } catch {
+      continue; // part of a character: no piece of valid text is this token alone
+    }
+    if (text.length === 0 || text.length >= MEMO_MAX_PIECE) continue;
+    entries.push({ text, id: Number(line.slice(space + 1)) });
+    ints += 4 + ((text.length + 1) >> 1);
+  }
+  const memo = new PieceMemo(Math.max(1, entries.length), { poolInts: Math.max(4, ints), shared });
+  for (const { text, id } of entries) memo.add(text, 0, text.length, hashRange(text, 0, text.length), 1, [id], [0], [text.length]);
+  return memo;
 }
 
 /** The Split regex exactly as @huggingface/tokenizers compiles it (it rewrites \s, (?i:...) ...). */

@@ -17,6 +17,12 @@
  * JavaScript heap for the collector to trace. The table is emptied when full (the ids never
  * depend on it), which keeps its memory fixed.
  */
+/** A memo's two arrays, in shared memory: what a worker needs to read a memo another thread built. */
+export interface MemoBuffers {
+  slots: SharedArrayBuffer;
+  pool: SharedArrayBuffer;
+}
+
 export class PieceMemo {
   /** Pairs [hash, record offset + 1]; 0 in the second marks an empty slot. Twice the entries, so probes stay short. */
   private readonly slots: Int32Array;
@@ -25,16 +31,43 @@ export class PieceMemo {
    * The records, back to back: allocated at its full size once, so it is never copied to grow;
    * the system backs its pages only as records reach them.
    */
-  readonly pool = new Int32Array(MAX_POOL);
+  readonly pool: Int32Array;
+  private readonly poolInts: number;
   private poolUsed = 0;
   private size = 0;
+  /** A view of another thread's memo: read, never added to (its records never change). */
+  private readonly readOnly: boolean;
 
-  constructor(private readonly maxEntries: number) {
+  /**
+   * A memo of up to `maxEntries` pieces in `poolInts` ints of records (16 MB by default), emptied
+   * when either is full. `shared`: in shared memory, so other threads can read it once it is built
+   * (PieceMemo.view over its buffers()).
+   */
+  constructor(
+    private readonly maxEntries: number,
+    opts: { poolInts?: number; shared?: boolean; view?: MemoBuffers } = {},
+  ) {
     if (maxEntries < 1) throw new RangeError('PieceMemo: at least one entry');
     let cap = 1;
     while (cap < 2 * maxEntries) cap <<= 1;
-    this.slots = new Int32Array(2 * cap);
-    this.mask = cap - 1;
+    this.readOnly = opts.view !== undefined;
+    this.poolInts = opts.poolInts ?? MAX_POOL;
+    const alloc = (ints: number) => (opts.shared ? new Int32Array(new SharedArrayBuffer(4 * ints)) : new Int32Array(ints));
+    this.slots = opts.view ? new Int32Array(opts.view.slots) : alloc(2 * cap);
+    this.pool = opts.view ? new Int32Array(opts.view.pool) : alloc(this.poolInts);
+    this.mask = this.slots.length / 2 - 1;
+  }
+
+  /** A read-only memo over the buffers of one built in shared memory (by this or another thread). */
+  static view(buffers: MemoBuffers): PieceMemo {
+    const slotPairs = buffers.slots.byteLength / 8;
+    return new PieceMemo(slotPairs / 2, { view: buffers });
+  }
+
+  /** This memo's arrays, when it was made `shared`. */
+  buffers(): MemoBuffers {
+    if (!(this.slots.buffer instanceof SharedArrayBuffer) || !(this.pool.buffer instanceof SharedArrayBuffer)) throw new Error('PieceMemo.buffers: not a shared memo');
+    return { slots: this.slots.buffer, pool: this.pool.buffer };
   }
 
   /** The record holding text[a, b) (hash `h` from hashRange), or -1. Pieces are shorter than MAX_KEY. */
@@ -72,8 +105,10 @@ export class PieceMemo {
   add(text: string, a: number, b: number, h: number, n: number, ids: ArrayLike<number>, starts: ArrayLike<number>, ends: ArrayLike<number>): void {
     const len = b - a;
     if (len >= MAX_KEY) throw new RangeError(`PieceMemo: a piece of ${len} units (limit ${MAX_KEY - 1})`);
+    if (this.readOnly) throw new Error('PieceMemo.add: a read-only view');
     const size = 2 + ((len + 1) >> 1) + 2 * n;
-    if (this.size >= this.maxEntries || this.poolUsed + size > MAX_POOL) this.clear();
+    if (size > this.poolInts) throw new RangeError(`PieceMemo: a record of ${size} ints in a pool of ${this.poolInts}`);
+    if (this.size >= this.maxEntries || this.poolUsed + size > this.poolInts) this.clear();
     const pool = this.pool;
     const r = this.poolUsed;
     pool[r] = len;

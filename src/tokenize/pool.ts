@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
 import { splitBatch, type EncodedBatch } from './batch.js';
+import { sharedVocabulary } from './tokenizer.js';
 
 /**
  * Tokenizes on worker threads and hands results back in input order, so the output is the
@@ -67,9 +68,12 @@ export class TokenizePool {
     this.size = Math.max(1, opts.workers ?? availableParallelism());
     this.stats = { busyMs: new Array(this.size).fill(0), wallMs: 0, batches: 0 };
     const url = new URL('./worker.js', import.meta.url);
+    const tokenizer = opts.tokenizer ?? 'qwen3';
+    const backend = opts.backend ?? 'hf';
+    const vocabulary = backend === 'fast' ? sharedVocabulary(tokenizer) : undefined;
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
-      const w = new Worker(url, { workerData: { tokenizer: opts.tokenizer ?? 'qwen3', backend: opts.backend ?? 'hf' }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
+      const w = new Worker(url, { workerData: { tokenizer, backend, vocabulary }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
       const ready = new Promise<void>((resolve, reject) => {
         w.once('message', () => resolve());

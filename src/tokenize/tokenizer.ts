@@ -1,7 +1,8 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
-import { FastBpe, type TokenizerJson } from './fast-bpe.js';
+import { FastBpe, vocabularyMemo, type TokenizerJson } from './fast-bpe.js';
+import { PieceMemo, type MemoBuffers } from './piece-memo.js';
 import { nfcWithMap } from './nfc.js';
 import { prepareTokenizer, type PreparedTokenizer } from './prepared.js';
 import { TokenBuffer } from './token-buffer.js';
@@ -47,10 +48,15 @@ export class MidTokenizer {
   /** sha256 of the tokenizer.json file: recorded in manifests, checked by merge. */
   readonly hash: string;
 
-  /** `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with `prepared.tables`. */
+  /**
+   * `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with
+   * `prepared.tables`. `vocabulary`: the fast backend's vocabulary memo built by another thread
+   * (sharedVocabulary), read here instead of built.
+   */
   constructor(
     prepared: PreparedTokenizer,
     readonly backend: 'hf' | 'fast' = 'hf',
+    vocabulary?: MemoBuffers,
   ) {
     const { parts, config } = prepared;
     this.name = prepared.spec;
@@ -68,7 +74,7 @@ export class MidTokenizer {
     };
     if (backend === 'fast') {
       if (!prepared.tables) throw new Error(`${this.name}: the fast backend's tables were not prepared`);
-      this.fast = new FastBpe(parts, prepared.tables);
+      this.fast = new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
     }
     ({ eosId: this.eosId, padId: this.padId } = endOfTextIds(prepared));
   }
@@ -259,6 +265,21 @@ export async function resolveTokenizerBackend(spec: string, requested: Tokenizer
   return reason ? { backend: 'hf', reason } : { backend: 'fast' };
 }
 
+const mainVocabulary = new Map<string, MemoBuffers | undefined>();
+
+/**
+ * The fast backend's vocabulary memo (vocabularyMemo) in shared memory, built once per process
+ * and tokenizer on the main thread, for a pool's workers to read one copy: undefined when the
+ * tokenizer has no fast tables (the fast backend is not exact for it).
+ */
+export function sharedVocabulary(spec: string): MemoBuffers | undefined {
+  if (!mainVocabulary.has(spec)) {
+    const tables = preparedOnMain(spec, true).tables;
+    mainVocabulary.set(spec, tables && vocabularyMemo(tables, true).buffers());
+  }
+  return mainVocabulary.get(spec);
+}
+
 /** The one-line message for a tokenizer the fast backend cannot reproduce. */
 export function fallbackMessage(spec: string, reason: string): string {
   return `midpack: tokenizer ${spec}: fast backend not exact for it (${reason}); using @huggingface/tokenizers\n`;
@@ -272,18 +293,18 @@ const cache = new Map<string, Promise<MidTokenizer>>();
  * `resolved`: the caller already ran resolveTokenizerBackend and passes `hf` or `fast` (a worker,
  * told by the main thread), so the pipeline check is not run again.
  */
-export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false): Promise<MidTokenizer> {
+export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
   const key = `${backend}:${resolved}:${spec}`;
   let p = cache.get(key);
   if (!p) {
-    p = load(spec, backend, resolved);
+    p = load(spec, backend, resolved, vocabulary);
     cache.set(key, p);
   }
   return p;
 }
 
-async function load(spec: string, requested: TokenizerBackend, resolved: boolean): Promise<MidTokenizer> {
-  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested === 'fast' }), requested);
+async function load(spec: string, requested: TokenizerBackend, resolved: boolean, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
+  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested === 'fast' }), requested, vocabulary);
   const { backend } = await resolveTokenizerBackend(spec, requested);
   return new MidTokenizer(preparedOnMain(spec, backend === 'fast'), backend);
 }

@@ -9,7 +9,8 @@ import type { TokenizeRequest } from './encode.js';
  * how busy its workers were.
  */
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
-const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true);
+// The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
+const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, workerData.vocabulary);
 parentPort!.on('message', (msg: { batch: number; docs: TokenizeRequest[] }) => {
   const t0 = performance.now();
   const result = encodeBatch(tokenizer, msg.docs);
