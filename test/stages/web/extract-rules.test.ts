@@ -247,3 +247,9 @@ test('a closing section under a bold line that is only a stock heading ("Über d
 test('a line with more than the stock phrase ("Comments (5 posted)") does not start the tail (lwn-1)', { skip: devSkip }, () => {
   assert.ok(devPage('lwn-1').includes('Comments (74 posted)'));
 });
+
+/** Rules of the sixth round. */
+test('emphasis inside a word (an italic subscript, H*ij*) reads back as one word; a gender star stays (wikipedia-3)', { skip: devSkip }, () => {
+  assert.equal(markdownToPlainText('Thus H*ij* = H*ji*, *I**n* is, Kund*innen und Mitarbeiter*innen'), 'Thus Hij = Hji, In is, Kund*innen und Mitarbeiter*innen');
+  assert.ok(devPage('wikipedia-3').includes('Thus Hij = Hji (matrix symmetry)'));
+});
