@@ -20,10 +20,11 @@ const HEADING = /^h[1-6]$/;
 
 /**
  * Stock phrases of page chrome, in the languages of the web: copyright and licence lines,
- * photo credits, sharing, comments, newsletters and apps, ads, author boxes, "back" links.
+ * photo credits, sharing, comments, newsletters and apps, ads, author boxes, "back" links. A "©"
+ * written onto a word ("manifesto™©", "Brand©") marks that word, not the page's copyright.
  */
 const CHROME_PHRASE =
-  /©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|full story|paywall/i;
+  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|full story|paywall/i;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
 const PROSE_CHARS = 120;

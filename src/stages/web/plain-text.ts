@@ -27,6 +27,9 @@ export function markdownToPlainText(markdown: string): string {
         .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
         .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
         .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+        // Emphasis with asterisks may sit inside a word (H*ij*, *I**n*: a subscript in italics), as CommonMark
+        // allows; only a span without spaces, so a gender star ("Kund*innen ... Mitarbeiter*innen") stays.
+        .replace(/\*([^\s*]+)\*/g, '$1')
         .replace(/(^|[^\w*])[*_](?=\S)(.+?)(?<=\S)[*_](?=[^\w*]|$)/g, '$1$2')
         .replace(/`([^`]*)`/g, '$1')
         .replace(/^\s*\|\s*/, '')

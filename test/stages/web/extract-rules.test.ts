@@ -247,3 +247,18 @@ test('a closing section under a bold line that is only a stock heading ("Über d
 test('a line with more than the stock phrase ("Comments (5 posted)") does not start the tail (lwn-1)', { skip: devSkip }, () => {
   assert.ok(devPage('lwn-1').includes('Comments (74 posted)'));
 });
+
+/** Rules of the sixth round. */
+test('emphasis inside a word (an italic subscript, H*ij*) reads back as one word; a gender star stays (wikipedia-3)', { skip: devSkip }, () => {
+  assert.equal(markdownToPlainText('Thus H*ij* = H*ji*, *I**n* is, Kund*innen und Mitarbeiter*innen'), 'Thus Hij = Hji, In is, Kund*innen und Mitarbeiter*innen');
+  assert.ok(devPage('wikipedia-3').includes('Thus Hij = Hji (matrix symmetry)'));
+});
+
+test('a "©" written onto a word (manifesto™©) does not make the closing paragraph a copyright line (medium-1)', { skip: devSkip }, () => {
+  assert.ok(devPage('medium-1').includes('We’re all in this together.'));
+  const html = `<html><body><article>${filler}${filler}<p>This isn’t a manifesto™© we just share what we learned, and hope you do the same.</p><p>© 2024 Example Media</p></article></body></html>`;
+  const result = rewriteWithRules(html);
+  assert.ok(result.ok);
+  assert.ok(result.markdown.includes('hope you do the same.'), result.markdown);
+  assert.ok(!result.markdown.includes('Example Media'), result.markdown);
+});
