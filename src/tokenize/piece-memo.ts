@@ -1,3 +1,9 @@
+/** A memo's two arrays, in shared memory: what a worker needs to read a memo another thread built. */
+export interface MemoBuffers {
+  slots: SharedArrayBuffer;
+  pool: SharedArrayBuffer;
+}
+
 /**
  * The fast backend's memo of pre-tokenized pieces: an open-addressing hash table looked up by
  * a range of the text itself, so a hit (most pieces) allocates nothing: no sliced key string,
@@ -17,12 +23,6 @@
  * JavaScript heap for the collector to trace. The table is emptied when full (the ids never
  * depend on it), which keeps its memory fixed.
  */
-/** A memo's two arrays, in shared memory: what a worker needs to read a memo another thread built. */
-export interface MemoBuffers {
-  slots: SharedArrayBuffer;
-  pool: SharedArrayBuffer;
-}
-
 export class PieceMemo {
   /** Pairs [hash, record offset + 1]; 0 in the second marks an empty slot. Twice the entries, so probes stay short. */
   private readonly slots: Int32Array;
