@@ -270,8 +270,9 @@ export class FastBpe {
 
   /** [ids..., starts..., ends...] of one piece, starts and ends in UTF-16 units of the piece. */
   private pieceTokens(p: string): Int32Array {
-    // Most pieces are short: their UTF-8 length is counted, not encoded (tiktoken encodes them itself).
-    const byteLength = utf8Length(p);
+    // Most pieces are short: their UTF-8 length is counted, not encoded (tiktoken encodes them
+    // itself). Buffer.byteLength counts an unpaired surrogate as TextEncoder writes it: U+FFFD.
+    const byteLength = Buffer.byteLength(p, 'utf8');
     if (byteLength > MAX_PIECE_BYTES) throw new TokenizeLimitError('piece_too_long', `one pre-tokenized piece of ${byteLength} bytes (limit ${MAX_PIECE_BYTES})`);
     const ids = byteLength > LONG_PIECE_BYTES ? (this.long ??= this.makeLong()).encode(this.encoder.encode(p)) : this.core.encode_ordinary(p);
     const n = ids.length;
@@ -322,21 +323,6 @@ function referencePattern(json: TokenizerJson): RegExp {
   const pattern = pre?.tokenizers?.[0]?.pattern;
   if (!(pattern instanceof RegExp) || !pattern.global) throw new Error('fast tokenizer backend: the reference did not compile the Split regex');
   return new RegExp(pattern.source, pattern.flags);
-}
-
-/** The UTF-8 length of `s` as TextEncoder writes it (an unpaired surrogate becomes U+FFFD, 3 bytes). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 function codeUnitsAt(text: string, i: number): number {

@@ -48,20 +48,24 @@ export class PieceMemo {
     opts: { poolInts?: number; shared?: boolean; view?: MemoBuffers } = {},
   ) {
     if (maxEntries < 1) throw new RangeError('PieceMemo: at least one entry');
-    let cap = 1;
-    while (cap < 2 * maxEntries) cap <<= 1;
     this.readOnly = opts.view !== undefined;
-    this.poolInts = opts.poolInts ?? MAX_POOL;
-    const alloc = (ints: number) => (opts.shared ? new Int32Array(new SharedArrayBuffer(4 * ints)) : new Int32Array(ints));
-    this.slots = opts.view ? new Int32Array(opts.view.slots) : alloc(2 * cap);
-    this.pool = opts.view ? new Int32Array(opts.view.pool) : alloc(this.poolInts);
+    if (opts.view) {
+      this.slots = new Int32Array(opts.view.slots);
+      this.pool = new Int32Array(opts.view.pool);
+    } else {
+      let cap = 1;
+      while (cap < 2 * maxEntries) cap <<= 1;
+      const alloc = (ints: number) => (opts.shared ? new Int32Array(new SharedArrayBuffer(4 * ints)) : new Int32Array(ints));
+      this.slots = alloc(2 * cap);
+      this.pool = alloc(opts.poolInts ?? MAX_POOL);
+    }
+    this.poolInts = this.pool.length;
     this.mask = this.slots.length / 2 - 1;
   }
 
   /** A read-only memo over the buffers of one built in shared memory (by this or another thread). */
   static view(buffers: MemoBuffers): PieceMemo {
-    const slotPairs = buffers.slots.byteLength / 8;
-    return new PieceMemo(slotPairs / 2, { view: buffers });
+    return new PieceMemo(1, { view: buffers });
   }
 
   /** This memo's arrays, when it was made `shared`. */

