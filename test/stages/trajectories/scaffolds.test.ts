@@ -8,6 +8,7 @@ import { filteredTrajectories, resolveTrajectoriesOptions, toOpenaiRow } from '.
 import { readOpenaiRow } from '../../../src/stages/trajectories/readers.js';
 import { TrajectoryStats } from '../../../src/stages/trajectories/stats.js';
 import { sharedDir } from '../../helpers/paths.js';
+import { midpack } from '../../helpers/run-cli.js';
 import { runSource, sweAgentDir, tmp } from './helpers.js';
 
 /** The scaffolds' own files (provenance and format notes in each folder's SOURCE.md). */
@@ -212,4 +213,112 @@ test('scaffolds: Terminus ATIF steps become calls and results; the double comple
   const invalid = await one(join(dir('terminus'), 'hello-world-invalid-json.trajectory.json'));
   assert.deepEqual(invalid.problems!.map((p) => p.reason), ['unparsed_text_action']);
   assert.match(invalid.messages[2]!.reasoning!, /^The task is straightforward/);
+});
+
+/** A shared sample edited in memory and written to a temporary folder under `name`. */
+function edited(sample: string, name: string, edit: (text: string) => string): string {
+  const p = join(tmp(), name);
+  writeFileSync(p, edit(readFileSync(sample, 'utf8')));
+  return p;
+}
+
+test('scaffolds: each malformed-call reason is counted, with a message naming the file and call; the other trajectories are kept', async () => {
+  const rfc = join(dir('openhands'), 'harbor-rfc_openhands_trajectory.json');
+  const stream = join(dir('qwen-code'), 'pr-12688_realmodel_base-1.stream.jsonl');
+  const v1 = join(dir('mini-swe-agent'), 'v1-format_harbor-rfc_mini-swe-agent-trajectory.json');
+  const cases: [reason: string, file: string, message: RegExp][] = [
+    // Qwen Code's stream declares its tools by name in `init`: a call of one it does not list.
+    ['undeclared_tool', edited(stream, 's.jsonl', (s) => s.replace('"update_goal",', '')), /s\.jsonl: message \d+: call of "update_goal": the tool is not declared/],
+    // OpenHands declares execute_bash with `command` and `security_risk` required.
+    ['missing_required_argument', edited(rfc, 'm.json', (s) => s.replace(',\\"security_risk\\":\\"MEDIUM\\"', '')), /m\.json: message 2: call of "execute_bash": required argument "security_risk" is missing/],
+    ['argument_type_mismatch', edited(rfc, 't.json', (s) => s.replace('\\"timeout\\": 120', '\\"timeout\\": \\"120\\"')), /t\.json: message 2: call of "execute_bash": argument "timeout" is string, the schema says number/],
+    // mini 1.x accepts exactly one ```bash block per reply.
+    ['unparsed_text_action', edited(v1, 'u.json', (s) => s.replace('```bash\\ncat hello.txt\\n```', '```bash\\ncat hello.txt\\n```\\n\\n```bash\\nls\\n```')), /u\.json: messages\[4\]: the reply does not hold exactly one action block/],
+  ];
+  for (const [reason, file, message] of cases) {
+    const { kept, ledger } = await read([file, sweAgentDir]);
+    assert.deepEqual(ledger.dropped, { [reason]: 1 }, reason);
+    assert.match(ledger.examples[reason]![0]!, message);
+    assert.equal(kept.length, 10, reason);
+    const off = await read([file], { requireValidCalls: false });
+    assert.equal(off.kept.length, 1, `${reason} with --no-require-valid-calls`);
+  }
+});
+
+test('scaffolds: the termination filter reads each format\'s own end; --no-require-termination keeps them', async () => {
+  const astropy = join(dir('mini-swe-agent'), 'astropy__astropy-12907.traj.json');
+  const limits = edited(astropy, 'astropy__astropy-12907.traj.json', (s) => s.replace('"exit_status": "Submitted"', '"exit_status": "LimitsExceeded"'));
+  const stream = join(dir('qwen-code'), 'pr-7573_stream-json_output.jsonl');
+  const cut = edited(stream, 'cut.jsonl', (s) => s.trimEnd().split('\n').slice(0, -1).join('\n') + '\n');
+  const errored = edited(stream, 'err.jsonl', (s) => s.replace('"subtype":"success","uuid"', '"subtype":"error_max_turns","uuid"'));
+  const { kept, ledger } = await read([limits, cut, errored]);
+  assert.equal(kept.length, 0);
+  assert.deepEqual(ledger.dropped, { no_termination: 3 });
+  assert.deepEqual(ledger.examples.no_termination!.map((m) => m.replace(/^.*\//, '')), [
+    'astropy__astropy-12907.traj.json: the run did not end by itself (LimitsExceeded)',
+    'cut.jsonl: the run did not end by itself (no result event (the stream was cut off))',
+    'err.jsonl: the run did not end by itself (error_max_turns)',
+  ]);
+  assert.equal((await read([limits, cut, errored], { requireTermination: false })).kept.length, 3);
+});
+
+test('scaffolds: a bad line of a session costs only itself; the session is read without it', async () => {
+  const sample = join(dir('claude-code'), 'short.jsonl');
+  const whole = await one(sample);
+  const broken = edited(sample, 'short.jsonl', (s) => {
+    const lines = s.split('\n');
+    lines.splice(4, 0, '{"type": "user", "message": ');
+    return lines.join('\n');
+  });
+  const { kept, ledger } = await read([broken], unfiltered);
+  assert.deepEqual(ledger.dropped, { malformed_json: 1 });
+  assert.match(ledger.examples.malformed_json![0]!, /short\.jsonl:5: /);
+  assert.equal(ledger.records_in, 2);
+  assert.deepEqual(kept[0]!.messages, whole.messages);
+  // A session over the size limit is dropped whole, read no further.
+  const small = await read([sample], { ...unfiltered, maxTrajectoryBytes: 4000 });
+  assert.deepEqual(small.ledger.dropped, { too_large: 1 });
+  assert.match(small.ledger.examples.too_large![0]!, /short\.jsonl: the session is over the limit of 4000 bytes at line \d+/);
+});
+
+test('scaffolds: every read trajectory exports as an OpenAI row that reads back to the same messages, reasoning and call ids', async () => {
+  const { kept } = await read([data], unfiltered);
+  assert.equal(kept.length, 39);
+  for (const t of kept) {
+    const row = JSON.parse(JSON.stringify(toOpenaiRow(t))) as Record<string, unknown>;
+    const back = readOpenaiRow(row, t.source);
+    assert.equal(firstDifference(t.messages, back.messages), undefined, t.source);
+    assert.deepEqual(back.messages.map((m) => m.reasoning), t.messages.map((m) => m.reasoning), t.source);
+    assert.deepEqual(back.tools, t.tools, t.source);
+    assert.equal(back.instanceId, t.instanceId, t.source);
+    assert.equal((row.meta as Record<string, unknown>).scaffold, t.scaffold, t.source);
+    for (const [i, m] of t.messages.entries()) {
+      for (const [k, c] of (m.calls ?? []).entries()) if (c.id) assert.equal(back.messages[i]!.calls![k]!.id, c.id);
+    }
+  }
+});
+
+test('midpack trajectories: --outcomes, --require and --format openai on the CLI; the same options in a run config', () => {
+  const out = join(tmp(), 'rows.jsonl');
+  const mini = dir('mini-swe-agent');
+  const r = midpack(['trajectories', mini, '--out', out, '--format', 'openai', '--outcomes', join(mini, 'astropy__astropy-12907.report.json'), '--outcomes', join(mini, 'django__django-13660.report.json')]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /django__django-13660\.traj\.json: instance django__django-13660 is not resolved/);
+  assert.match(r.stderr, /wrote 1 OpenAI rows/);
+  const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  assert.deepEqual(rows.map((x) => x.meta), [{ format: 'mini-swe-agent', scaffold: 'mini-swe-agent', instance_id: 'astropy__astropy-12907', termination: 'Submitted', resolved: true }]);
+  assert.deepEqual(rows[0]!.tools.map((t: any) => t.function.name), ['bash']);
+  const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8'));
+  assert.deepEqual(manifest.ledger.dropped, { unresolved: 1, no_outcome: 1 });
+  assert.deepEqual(manifest.stats.trajectories.by_scaffold, { 'mini-swe-agent': { read: 3, kept: 1, dropped: { unresolved: 1, no_outcome: 1 } } });
+  // In a run config: the same keys, through the same resolver.
+  const work = tmp();
+  const config = join(work, 'run.yaml');
+  const summary = join(mini, 'deepseek__deepseek-chat.deepseek_chat_test_1-100.json');
+  writeFileSync(config, `out: ${join(work, 'out')}\nsources:\n  - type: trajectories\n    inputs: [${mini}, ${dir('terminus')}]\n    options: {outcomes: [${summary}], require: any, requireValidCalls: false}\npack: {seqLen: 4096}\n`);
+  const run = midpack(['run', config, '--no-progress', '--workers', '1']);
+  assert.equal(run.status, 0, run.stderr);
+  const stage = JSON.parse(readFileSync(join(work, 'out', 'manifest.json'), 'utf8')).stages.trajectories;
+  assert.deepEqual(stage.ledger.dropped, { episode_prefix: 8, no_termination: 1, unresolved: 1 });
+  assert.equal(stage.ledger.records_out, 11);
 });
