@@ -14,7 +14,7 @@ import type { SessionRecord } from './session.js';
  * Consecutive assistant records are one message. `system` records (titles, telemetry, slash
  * commands, compression) are skipped. No tools are declared and no exit status is written.
  *
- * Headless `stream-json` (`qwen -p ... --output-format stream-json`, and Claude Code's SDK stream,
+ * Headless `stream-json` (`qwen -p ... --output-format stream-json`; Claude Code's SDK stream has
  * the same layout): a `system`/`init` event naming the available tools, `assistant` and `user`
  * events carrying Anthropic content blocks (blocks.ts), and a final `result` event. The
  * termination is that event's `subtype` (`success`, not `is_error`); a stream without one was
@@ -98,9 +98,13 @@ export function readStreamJson(records: readonly SessionRecord[], source: string
   return finish(source, 'stream-json', conv.messages, [], false, facts);
 }
 
-/** The scaffold (by the version key it writes) and the tool names the stream says are available. */
+/**
+ * The scaffold (Qwen Code writes `qwen_code_version`; another writer of the layout, such as Claude
+ * Code's SDK, is read alike but not named: no real sample of it was at hand) and the tool names
+ * the stream says are available.
+ */
 function initFacts(r: Record<string, unknown>): TrajectoryFacts {
-  const scaffold: Scaffold | undefined = typeof r.qwen_code_version === 'string' ? 'qwen-code' : typeof r.claude_code_version === 'string' ? 'claude-code' : undefined;
+  const scaffold: Scaffold | undefined = typeof r.qwen_code_version === 'string' ? 'qwen-code' : undefined;
   const names = Array.isArray(r.tools) ? r.tools.filter((t): t is string => typeof t === 'string') : [];
   return { scaffold, declaredNames: names.length ? names : undefined };
 }
