@@ -322,3 +322,18 @@ test('midpack trajectories: --outcomes, --require and --format openai on the CLI
   assert.deepEqual(stage.ledger.dropped, { episode_prefix: 8, no_termination: 1, unresolved: 1 });
   assert.equal(stage.ledger.records_out, 11);
 });
+
+test('scaffolds: Claude Code lines that are not the model\'s (API error notices, sidechains in a parent file) are not turns', async () => {
+  const sample = join(dir('claude-code'), 'short.jsonl');
+  const whole = await one(sample);
+  const subLines = readFileSync(join(dir('claude-code'), '4d5611e5_subagents_agent-a2898e3.jsonl'), 'utf8').split('\n').slice(0, 6);
+  const mixed = edited(sample, 'short.jsonl', (s) => {
+    const lines = s.trimEnd().split('\n');
+    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+    const apiError = { ...last, type: 'assistant', isApiErrorMessage: true, message: { model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 overloaded' }] } };
+    return [...lines.slice(0, 3), ...subLines, ...lines.slice(3), JSON.stringify(apiError)].join('\n') + '\n';
+  });
+  const t = await one(mixed);
+  assert.deepEqual(t.messages, whole.messages);
+  assert.equal(t.subagent, undefined);
+});

@@ -23,8 +23,9 @@ export class BlockConversation {
   }
 
   assistant(blocks: unknown, at: string): void {
-    if (!Array.isArray(blocks)) fail(REASONS.badRecord, `${this.source}: ${at}: assistant "content" is not a list of blocks`);
     const m = (this.open ??= { content: '', reasoning: '', calls: [] });
+    if (typeof blocks === 'string') return void (m.content += blocks);
+    if (!Array.isArray(blocks)) fail(REASONS.badRecord, `${this.source}: ${at}: assistant "content" is neither text nor a list of blocks`);
     blocks.forEach((raw, k) => {
       const b = asObject(raw, `${this.source}: ${at}: block ${k}`);
       if (b.type === 'text' && typeof b.text === 'string') m.content += b.text;

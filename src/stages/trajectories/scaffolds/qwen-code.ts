@@ -49,8 +49,14 @@ export function readQwenChat(records: readonly SessionRecord[], source: string):
       continue;
     }
     close();
-    if (r.type === 'user') messages.push({ role: 'user', content: parts.map((p) => textPart(asObject(p, at))).join('') });
-    else for (const p of parts) messages.push(functionResponse(asObject(p, at), matcher, at));
+    // A user turn's text parts are one message; a functionResponse part (in a tool_result record, or a user one as Gemini writes it) is a result.
+    let text: string | undefined;
+    for (const raw of parts) {
+      const p = asObject(raw, at);
+      if (p.functionResponse === undefined) text = (text ?? '') + textPart(p);
+      else messages.push(functionResponse(p, matcher, at));
+    }
+    if (text !== undefined) messages.push({ role: 'user', content: text });
   }
   close();
   return finish(source, 'qwen-code-chat', messages, [], false, { scaffold: 'qwen-code' });

@@ -10,8 +10,8 @@ import { parseArguments } from '../model.js';
  * skipped); each `agent` step is an assistant message (`message`, `reasoning_content`,
  * `tool_calls` {tool_call_id, function_name, arguments}) followed by its observation's results:
  * tool messages answering the calls (by `source_call_id`, else in order: Terminus answers a batch
- * of keystrokes with one terminal screen, the first call's result), or a user message when the
- * step made no call. A reply the scaffold could not parse is the step whose observation is
+ * of keystrokes with one terminal screen, the first call's result); a result beyond the calls, or
+ * after a step without any, is a user message. A reply the scaffold could not parse is the step whose observation is
  * Terminus' "Previous response had parsing errors" (`unparsed_text_action`). Completion is the
  * scaffold's double confirmation: the last two agent steps call `mark_task_complete`; a run cut
  * off by a timeout just stops, which is no termination. Sub-trajectories of a context
@@ -69,8 +69,9 @@ export function readAtif(value: unknown, source: string): Trajectory {
       problems.push({ reason: CALL_REASONS.unparsedTextAction, message: `${at}: Terminus could not parse the reply (${results.texts[0]!.content.split('\n')[1] ?? ''})` });
     }
     results.texts.forEach((r, k) => {
-      if (calls.length === 0) return void messages.push({ role: 'user', content: r.content });
-      const id = r.callId ?? calls[Math.min(k, calls.length - 1)]!.id;
+      // A result beyond the calls (or after a step without any) is what the model was shown next: a user message.
+      if (r.callId === undefined && k >= calls.length) return void messages.push({ role: 'user', content: r.content });
+      const id = r.callId ?? calls[k]!.id;
       matcher.result(id, `steps[${i}] result ${k}`);
       messages.push(toolMessage(r.content, id));
     });
