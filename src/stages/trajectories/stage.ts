@@ -240,16 +240,20 @@ function readJsonValue(file: string, maxBytes: number): unknown {
   }
 }
 
-/** The first record of a JSONL file (undefined when it has none, or the first line is not JSON). */
-async function firstRecord(file: string, maxBytes: number): Promise<unknown> {
+/**
+ * The first record of a JSONL file that parses (undefined when none of its first lines does): a bad
+ * first line must not turn a session into rows, each then dropped as not a trajectory.
+ */
+async function firstRecord(file: string, maxBytes: number, lookAhead = 100): Promise<unknown> {
+  let seen = 0;
   try {
     for await (const line of readLines(openBytes(file), maxBytes)) {
-      if (line.text === null) return undefined;
-      if (line.text.trim() === '') continue;
+      if (++seen > lookAhead) return undefined;
+      if (line.text === null || line.text.trim() === '') continue;
       try {
         return JSON.parse(line.text);
       } catch {
-        return undefined;
+        // the next line may be a record
       }
     }
   } catch {

@@ -270,11 +270,15 @@ test('scaffolds: a bad line of a session costs only itself; the session is read 
     lines.splice(4, 0, '{"type": "user", "message": ');
     return lines.join('\n');
   });
-  const { kept, ledger } = await read([broken], unfiltered);
-  assert.deepEqual(ledger.dropped, { malformed_json: 1 });
-  assert.match(ledger.examples.malformed_json![0]!, /short\.jsonl:5: /);
-  assert.equal(ledger.records_in, 2);
-  assert.deepEqual(kept[0]!.messages, whole.messages);
+  // A bad first line too: the file is still told as a session, not read as rows.
+  const brokenFirst = edited(broken, 'first.jsonl', (s) => `{"type": "user", "mess\n${s}`);
+  for (const [file, lines] of [[broken, ['short.jsonl:5']], [brokenFirst, ['first.jsonl:1', 'first.jsonl:6']]] as const) {
+    const { kept, ledger } = await read([file], unfiltered);
+    assert.deepEqual(ledger.dropped, { malformed_json: lines.length });
+    assert.deepEqual(ledger.examples.malformed_json!.map((m) => /[\w.]+:\d+/.exec(m.slice(m.lastIndexOf('/')))![0]), lines);
+    assert.equal(ledger.records_in, 1 + lines.length);
+    assert.deepEqual(kept[0]!.messages, whole.messages);
+  }
   // A session over the size limit is dropped whole, read no further.
   const small = await read([sample], { ...unfiltered, maxTrajectoryBytes: 4000 });
   assert.deepEqual(small.ledger.dropped, { too_large: 1 });
