@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option('--require-valid-calls', 'drop a trajectory with a malformed tool call: undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action, rejected_call (the default)')
     .option('--no-require-valid-calls', 'keep trajectories with malformed tool calls')
     .option('--outcomes <file>', 'a SWE-bench-style report (instance id -> resolved: report.json, a run summary with resolved_ids, or JSONL {instance_id, resolved}) joined by instance id; repeatable', (v: string, prev: string[] = []) => [...prev, v])
-    .option('--require <outcome>', 'resolved: keep only trajectories whose task is known solved; any: drop only the known unsolved (default: resolved with --outcomes, else any)')
+    .option('--require <outcome>', 'resolved: keep only trajectories whose task is known solved (dropped as unresolved or no_outcome); any: keep every outcome, recorded in meta.resolved (default: resolved with --outcomes, else any)')
     .option('--format <format>', 'chatml: rendered documents; openai: the read and filtered trajectories as OpenAI rows {messages, tools, source, meta} (no template)', 'chatml')
     .option('--count-tokens', 'count tokens by template in the manifest stats (loads the Qwen3 tokenizer)')
     .option('--quiet', 'no per-record messages or summary');

@@ -7,8 +7,10 @@ import { CALL_REASONS, REASONS, TrajectoryError, jsonType, type CallProblem, typ
  *   no_termination   the format records how the run ended and it is not the scaffold's own end
  *                    (an exit status other than submitted, no `finish`, an error result, no
  *                    confirmed task completion); formats that record nothing are not judged
- *   unresolved       the outcome (an --outcomes report, or the record's own label) says unsolved
+ *   unresolved       --require resolved, and the outcome (an --outcomes report, or the record's
+ *                    own label) says unsolved
  *   no_outcome       --require resolved, and no outcome is known for the trajectory's task
+ *                    (--require any keeps every outcome; the joined one is in meta.resolved)
  *   undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action
  *                    a malformed tool call (checkCalls here, or a reader's text-action parser)
  *
@@ -30,11 +32,9 @@ export function filterTrajectory(t: Trajectory, f: TrajectoryFilters): Trajector
   if (f.requireTermination && t.termination && !t.termination.completed) {
     return drop(REASONS.noTermination, `the run did not end by itself (${t.termination.status})`);
   }
-  const resolved = outcomeOf(t, f.outcomes);
+  const resolved = f.require === 'resolved' ? outcomeOf(t, f.outcomes) : true;
   if (resolved === false) return drop(REASONS.unresolved, `instance ${t.instanceId ?? '(unnamed)'} is not resolved`);
-  if (f.require === 'resolved' && resolved === undefined) {
-    return drop(REASONS.noOutcome, t.instanceId ? `no outcome for instance ${t.instanceId}` : 'no instance id to join an outcome by');
-  }
+  if (resolved === undefined) return drop(REASONS.noOutcome, t.instanceId ? `no outcome for instance ${t.instanceId}` : 'no instance id to join an outcome by');
   const bad = f.requireValidCalls ? t.problems?.[0] : undefined;
   if (bad) return new TrajectoryError(bad.reason, bad.message);
   return undefined;

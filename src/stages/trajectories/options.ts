@@ -21,7 +21,7 @@ export interface TrajectoriesOptions {
   requireValidCalls: boolean;
   /** SWE-bench-style outcome reports, joined by instance id. */
   outcomes: string[];
-  /** `resolved`: keep only trajectories whose task is known solved; `any`: drop only the known unsolved. Default: resolved with --outcomes, else any. */
+  /** `resolved`: keep only trajectories whose task is known solved; `any`: keep every outcome (recorded in meta.resolved). Default: resolved with --outcomes, else any. */
   require: RequireOutcome;
   /** Counts a document's tokens for the stats (the CLI's --count-tokens); not a config value. */
   countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
@@ -39,7 +39,7 @@ export const TRAJECTORIES_TABLE = {
   requireTermination: { type: 'boolean', default: true, help: 'drop a run that did not end by itself, where its format records the end (no_termination)' },
   requireValidCalls: { type: 'boolean', default: true, help: 'drop a trajectory with a malformed tool call (undeclared tool, missing or mistyped argument, unparsed text action)' },
   outcomes: { type: 'string', arg: '<files>', help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
-  require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks; any: drop only the known unsolved (default: resolved with outcomes, else any)' },
+  require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks (unresolved, no_outcome); any: keep every outcome (default: resolved with outcomes, else any)' },
 } satisfies OptionTable;
 
 const DEFAULTS: TrajectoriesOptions = {

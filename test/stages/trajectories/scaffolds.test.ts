@@ -102,10 +102,16 @@ test('scaffolds: the outcome join keeps resolved instances and drops the unresol
   assert.deepEqual(joined.ledger.dropped, { unresolved: 1, no_outcome: 1 });
   assert.match(joined.ledger.examples.unresolved![0]!, /django__django-13660\.traj\.json: instance django__django-13660 is not resolved/);
   assert.match(joined.ledger.examples.no_outcome![0]!, /v1-format_harbor-rfc_mini-swe-agent-trajectory\.json: no instance id to join an outcome by/);
-  // The run summary gives the same outcomes; --require any keeps what has none, still drops the unresolved.
-  const summary = await read([mini], { outcomes: join(mini, 'deepseek__deepseek-chat.deepseek_chat_test_1-100.json'), require: 'any' });
-  assert.deepEqual(summary.kept.map((t) => base(t.source)), ['astropy__astropy-12907.traj.json', 'v1-format_harbor-rfc_mini-swe-agent-trajectory.json']);
-  assert.deepEqual(summary.ledger.dropped, { unresolved: 1 });
+  // The run summary gives the same outcomes; --require any keeps every outcome and records the joined one.
+  const summaryFile = join(mini, 'deepseek__deepseek-chat.deepseek_chat_test_1-100.json');
+  assert.deepEqual((await read([mini], { outcomes: summaryFile })).ledger.dropped, { unresolved: 1, no_outcome: 1 });
+  const any = await read([mini], { outcomes: summaryFile, require: 'any' });
+  assert.deepEqual(any.kept.map((t) => [base(t.source), t.resolved]), [
+    ['astropy__astropy-12907.traj.json', true],
+    ['django__django-13660.traj.json', false],
+    ['v1-format_harbor-rfc_mini-swe-agent-trajectory.json', undefined],
+  ]);
+  assert.deepEqual(any.ledger.dropped, {});
   // The record's own label joins too (OpenHands resolver `success`, Terminus traces reward).
   const own = await read([dir('openhands'), dir('terminus')], { ...unfiltered, require: 'resolved' });
   assert.deepEqual(own.kept.map((t) => base(t.source)).sort(), [
@@ -323,8 +329,8 @@ test('midpack trajectories: --outcomes, --require and --format openai on the CLI
   const run = midpack(['run', config, '--no-progress', '--workers', '1']);
   assert.equal(run.status, 0, run.stderr);
   const stage = JSON.parse(readFileSync(join(work, 'out', 'manifest.json'), 'utf8')).stages.trajectories;
-  assert.deepEqual(stage.ledger.dropped, { episode_prefix: 8, no_termination: 1, unresolved: 1 });
-  assert.equal(stage.ledger.records_out, 11);
+  assert.deepEqual(stage.ledger.dropped, { episode_prefix: 8, no_termination: 1 });
+  assert.equal(stage.ledger.records_out, 12);
 });
 
 test('scaffolds: Claude Code lines that are not the model\'s (API error notices, sidechains in a parent file) are not turns', async () => {
