@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CALL_REASONS, CallMatcher, REASONS, TrajectoryError, type CallProblem, type Message, type Scaffold, type ToolCall, type Trajectory } from '../model.js';
 import { asObject, assistantMessage, contentText, fail, finish, role, toolMessage, type TrajectoryFacts } from '../readers.js';
 import { parseArguments } from '../model.js';
@@ -21,7 +22,7 @@ import { parseArguments } from '../model.js';
  * `traces.json`, the per-episode chat export: a list of {conversations [{role, content}],
  * episode, trace_source, result, ...}. Each episode holds the whole chat up to its reply, so an
  * episode whose conversation is a prefix of a later one of the same trace is that later one's
- * text (`episode_prefix`); the others are read, the assistant text as the model wrote it (its
+ * text (`episode_prefix`, found by hashing each prefix once); the others are read, the assistant text as the model wrote it (its
  * JSON reply, a leading `<think>` block as the reasoning). `result` is the trial's reward:
  * resolved when it is at least 1.
  */
@@ -111,15 +112,18 @@ function observationResults(s: Record<string, unknown>, at: string): { texts: { 
   return { texts, refs };
 }
 
-/** The traces worth reading: each episode that is not a prefix of a later episode of its trace; the prefixes are counted by the caller. */
+/** The traces worth reading: each episode that is not a prefix of another episode of its trace; the prefixes are counted by the caller. */
 export function readTerminusTraces(value: unknown[], source: string): { trajectories: (Trajectory | TrajectoryError)[]; prefixes: string[] } {
   const rows = value.map((r, i) => ({ row: r as Record<string, unknown>, at: `${source}[${i}]` }));
-  const trace = (r: Record<string, unknown>) => `${String(r.trial_name ?? '')}\u0000${String(r.run_id ?? '')}\u0000${String(r.trace_source ?? 'main')}`;
+  const chains = rows.map(({ row }) => prefixHashes(row));
+  // Every proper prefix of every episode, by trace and length: one pass over the messages, not episode against episode.
+  const longer = new Map<string, number>();
+  chains.forEach((hashes, i) => hashes.slice(0, -1).forEach((h) => longer.has(h) || longer.set(h, i)));
   const prefixes: string[] = [];
   const trajectories: (Trajectory | TrajectoryError)[] = [];
   rows.forEach(({ row, at }, i) => {
-    const later = rows.slice(i + 1).find((o) => trace(o.row) === trace(row) && isPrefix(row.conversations as unknown[], o.row.conversations as unknown[]));
-    if (later) return void prefixes.push(`${at}: episode ${String(row.episode)} is a prefix of ${later.at} (episode ${String(later.row.episode)})`);
+    const of = longer.get(chains[i]!.at(-1)!);
+    if (of !== undefined) return void prefixes.push(`${at}: episode ${String(row.episode)} is a prefix of ${rows[of]!.at} (episode ${String(rows[of]!.row.episode)})`);
     try {
       trajectories.push(readTrace(row, at));
     } catch (e) {
@@ -130,9 +134,15 @@ export function readTerminusTraces(value: unknown[], source: string): { trajecto
   return { trajectories, prefixes };
 }
 
-function isPrefix(a: unknown[], b: unknown[]): boolean {
-  if (a.length >= b.length) return false;
-  return a.every((m, i) => JSON.stringify(m) === JSON.stringify(b[i]));
+/** A hash of each prefix of an episode's conversation (keyed by its trace), so equal prefixes of one trace hash alike. */
+function prefixHashes(row: Record<string, unknown>): string[] {
+  let h = createHash('sha256').update(`${String(row.trial_name ?? '')}\u0000${String(row.run_id ?? '')}\u0000${String(row.trace_source ?? 'main')}`).digest('hex');
+  const out = [h];
+  for (const m of row.conversations as unknown[]) {
+    h = createHash('sha256').update(h).update(JSON.stringify(m)).digest('hex');
+    out.push(h);
+  }
+  return out;
 }
 
 function readTrace(row: Record<string, unknown>, at: string): Trajectory {
