@@ -105,11 +105,10 @@ export type TrajectoryFacts = Partial<Pick<Trajectory, 'scaffold' | 'instanceId'
 export function finish(source: string, format: Trajectory['format'], messages: Message[], given: ToolDef[], callsFromText: boolean, facts: TrajectoryFacts = {}): Trajectory {
   const all = withSystem(messages);
   checkNotEmpty(all, source);
-  const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText) };
-  for (const [k, v] of Object.entries(facts)) if (v !== undefined) (t as unknown as Record<string, unknown>)[k] = v;
+  const known = Object.fromEntries(Object.entries(facts).filter(([k, v]) => v !== undefined && k !== 'problems')) as TrajectoryFacts;
+  const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText), ...known };
   const problems = [...(facts.problems ?? []), ...checkCalls(all, given, facts.declaredNames, source)];
   if (problems.length) t.problems = problems;
-  else delete t.problems;
   return t;
 }
 
