@@ -29,7 +29,7 @@ export function toOpenaiRow(t: Trajectory): OpenaiRow {
   const open: string[] = [];
   const messages = t.messages.map((m, i): Record<string, unknown> => {
     if (m.role === 'tool') {
-      const id = m.callId !== undefined && open.includes(m.callId) ? m.callId : open[0];
+      const id = m.toolCallId !== undefined && open.includes(m.toolCallId) ? m.toolCallId : open[0];
       if (id !== undefined) open.splice(open.indexOf(id), 1);
       return id === undefined ? { role: 'tool', content: m.content } : { role: 'tool', tool_call_id: id, content: m.content };
     }

@@ -12,7 +12,7 @@ export interface ToolCall {
   name: string;
   /** The call's arguments: always a JSON object. */
   arguments: Record<string, unknown>;
-  /** The call's id when the input gives one (tool results answer it by `callId`). */
+  /** The call's id when the input gives one (chat templates such as Mistral's and Kimi's render it). */
   id?: string;
 }
 
@@ -21,10 +21,10 @@ export interface Message {
   content: string;
   /** Assistant messages only. */
   calls?: ToolCall[];
-  /** Assistant messages only: the model's reasoning (thinking) when the input keeps it apart from the content. */
+  /** Assistant messages: the reasoning the input keeps apart from the content (OpenAI-style `reasoning_content`). */
   reasoning?: string;
-  /** Tool messages only: the id of the call this result answers, when the input gives one. */
-  callId?: string;
+  /** Tool messages: the id of the call answered, when the input gives one. */
+  toolCallId?: string;
 }
 
 /** A JSON-schema tool definition (OpenAI's `function` object). */

@@ -113,8 +113,8 @@ export function finish(source: string, format: Trajectory['format'], messages: M
 }
 
 /** A tool message answering a call: its id kept when the input gives one. */
-export function toolMessage(content: string, callId: string | undefined): Message {
-  return callId === undefined ? { role: 'tool', content } : { role: 'tool', content, callId };
+export function toolMessage(content: string, toolCallId: string | undefined): Message {
+  return toolCallId === undefined ? { role: 'tool', content } : { role: 'tool', content, toolCallId };
 }
 
 /** An assistant message with only the parts it has (no empty `calls`, no empty `reasoning`). */

@@ -145,7 +145,7 @@ test('scaffolds: Claude Code sessions keep thinking, calls and results in file o
   assert.deepEqual(summary(short), ['system', 'user', 'assistant[Bash,Glob]+r', 'tool', 'tool', 'user']);
   assert.equal(short.messages[1]!.content, 'mix phx.server doesnt seem to start');
   assert.deepEqual(short.messages[2]!.calls![0], { name: 'Bash', id: 'toolu_0116Hyi5v8ut7Ffb7d8qV1Sc', arguments: { command: 'mix phx.server 2>&1 | head -80', timeout: 30000 } });
-  assert.deepEqual(short.messages.slice(3, 5).map((m) => m.callId), short.messages[2]!.calls!.map((c) => c.id));
+  assert.deepEqual(short.messages.slice(3, 5).map((m) => m.toolCallId), short.messages[2]!.calls!.map((c) => c.id));
   assert.equal(short.messages[5]!.content, '[Request interrupted by user for tool use]');
   assert.equal(short.termination, undefined);
   // Four parallel calls of one reply; their results come back in completion order.
@@ -153,7 +153,7 @@ test('scaffolds: Claude Code sessions keep thinking, calls and results in file o
   const fanOut = parent.messages.findIndex((m) => m.calls?.length === 4);
   assert.deepEqual(parent.messages[fanOut]!.calls!.map((c) => c.name), ['WebFetch', 'WebSearch', 'WebSearch', 'WebSearch']);
   const ids = parent.messages[fanOut]!.calls!.map((c) => c.id!);
-  const answered = parent.messages.slice(fanOut + 1, fanOut + 5).map((m) => m.callId!);
+  const answered = parent.messages.slice(fanOut + 1, fanOut + 5).map((m) => m.toolCallId!);
   assert.deepEqual([...answered].sort(), [...ids].sort());
   assert.notDeepEqual(answered, ids);
   assert.equal(parent.subagent, undefined);
@@ -168,7 +168,7 @@ test('scaffolds: Qwen Code chat records and stream-json', async () => {
     { role: 'system', content: '' },
     { role: 'user', content: 'Inspect the contract' },
     { role: 'assistant', content: 'The contract is stable.', reasoning: 'Checking identity', calls: [{ name: 'read_file', id: 'read-1', arguments: { path: '/workspace/project/src/index.ts' } }] },
-    { role: 'tool', content: 'hidden raw output', callId: 'read-1' },
+    { role: 'tool', content: 'hidden raw output', toolCallId: 'read-1' },
   ]);
   const stream = await one(join(dir('qwen-code'), 'pr-12688_realmodel_base-1.stream.jsonl'));
   assert.deepEqual(stream.termination, { status: 'success', completed: true });
