@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collect, defaultContext } from '../../../src/core/stage.js';
-import { firstDifference, type Trajectory } from '../../../src/stages/trajectories/model.js';
-import { filteredTrajectories, resolveTrajectoriesOptions, toOpenaiRow } from '../../../src/stages/trajectories/index.js';
+import { firstDifference, type ToolDef, type Trajectory } from '../../../src/stages/trajectories/model.js';
+import { checkCalls, filteredTrajectories, resolveTrajectoriesOptions, toOpenaiRow } from '../../../src/stages/trajectories/index.js';
 import { readOpenaiRow } from '../../../src/stages/trajectories/readers.js';
 import { TrajectoryStats } from '../../../src/stages/trajectories/stats.js';
 import { sharedDir } from '../../helpers/paths.js';
@@ -346,4 +346,20 @@ test('scaffolds: Claude Code lines that are not the model\'s (API error notices,
   const t = await one(mixed);
   assert.deepEqual(t.messages, whole.messages);
   assert.equal(t.subagent, undefined);
+});
+
+test('checkCalls: JSON types against the declared schema (an integer is a number, a list of types, no type is not judged)', () => {
+  const tool: ToolDef = {
+    name: 'edit',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, line: { type: 'number' }, n: { type: 'integer' }, tags: { type: ['array', 'null'] }, any: {} }, required: ['path'] },
+  };
+  const reasons = (args: Record<string, unknown>, name = 'edit') => checkCalls([{ role: 'assistant', content: '', calls: [{ name, arguments: args }] }], [tool], undefined, 'f').map((p) => p.reason);
+  assert.deepEqual(reasons({ path: 'a', line: 3, n: 2, tags: null, any: [1] }), []);
+  assert.deepEqual(reasons({ path: 'a', line: 2.5, tags: ['x'] }), []);
+  assert.deepEqual(reasons({ path: 'a', n: 2.5 }), ['argument_type_mismatch']);
+  assert.deepEqual(reasons({ path: 7, tags: 'x' }), ['argument_type_mismatch', 'argument_type_mismatch']);
+  assert.deepEqual(reasons({ line: 1 }), ['missing_required_argument']);
+  assert.deepEqual(reasons({}, 'bash'), ['undeclared_tool']);
+  // Nothing declared: nothing to check against.
+  assert.deepEqual(checkCalls([{ role: 'assistant', content: '', calls: [{ name: 'bash', arguments: {} }] }], [], undefined, 'f'), []);
 });
