@@ -21,7 +21,7 @@ export function register(program: Command): void {
     .option('--templates <weights>', `templates chosen per trajectory by seeded weight (${TEMPLATE_NAMES.join(', ')})`, TEMPLATE_NAMES.map((n) => `${n}=${TRAJECTORIES_DEFAULTS.templates[n]}`).join(','))
     .option('--all-templates', 'render every trajectory in every template (--templates is then ignored)', false)
     .option('--loss-on <turns>', `turns in the loss: ${LOSS_ON.join(' | ')}`, TRAJECTORIES_DEFAULTS.lossOn)
-    .option('--max-trajectory-bytes <n>', 'a .traj file or JSONL row over this size is dropped unread', intOption('--max-trajectory-bytes', 1), TRAJECTORIES_DEFAULTS.maxTrajectoryBytes)
+    .option('--max-trajectory-bytes <n>', 'a .traj/.json file, session file or JSONL row over this size is dropped unread', intOption('--max-trajectory-bytes', 1), TRAJECTORIES_DEFAULTS.maxTrajectoryBytes)
     .option('--require-termination', 'drop a run that did not end by itself, where its format records the end: an exit status other than submitted, no finish, an error result (no_termination; the default)')
     .option('--no-require-termination', 'keep runs that did not end by themselves')
     .option('--require-valid-calls', 'drop a trajectory with a malformed tool call: undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action, rejected_call (the default)')

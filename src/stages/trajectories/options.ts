@@ -13,7 +13,7 @@ export interface TrajectoriesOptions {
   allTemplates: boolean;
   /** Which turns are in the loss. */
   lossOn: LossOn;
-  /** A trajectory (a `.traj` file or a JSONL row) over this many bytes is dropped unread. */
+  /** A trajectory (a `.traj`/`.json` file, a session file or a JSONL row) over this many bytes is dropped unread. */
   maxTrajectoryBytes: number;
   /** Drop a trajectory whose format records how the run ended when it did not end by itself (`no_termination`). */
   requireTermination: boolean;
