@@ -11,8 +11,9 @@ import { CALL_REASONS, REASONS, TrajectoryError, jsonType, type CallProblem, typ
  *                    own label) says unsolved
  *   no_outcome       --require resolved, and no outcome is known for the trajectory's task
  *                    (--require any keeps every outcome; the joined one is in meta.resolved)
- *   undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action
- *                    a malformed tool call (checkCalls here, or a reader's text-action parser)
+ *   undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action,
+ *   rejected_call    a malformed tool call (checkCalls here; a reader's text-action parser; a call
+ *                    the scaffold refused and its file does not keep)
  *
  * Checked in this order; the first reason met is the one counted.
  */
@@ -32,6 +33,7 @@ export function filterTrajectory(t: Trajectory, f: TrajectoryFilters): Trajector
   if (f.requireTermination && t.termination && !t.termination.completed) {
     return drop(REASONS.noTermination, `the run did not end by itself (${t.termination.status})`);
   }
+  // --require any: every outcome is kept (the joined one is in meta.resolved).
   const resolved = f.require === 'resolved' ? outcomeOf(t, f.outcomes) : true;
   if (resolved === false) return drop(REASONS.unresolved, `instance ${t.instanceId ?? '(unnamed)'} is not resolved`);
   if (resolved === undefined) return drop(REASONS.noOutcome, t.instanceId ? `no outcome for instance ${t.instanceId}` : 'no instance id to join an outcome by');
