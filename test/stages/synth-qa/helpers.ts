@@ -137,7 +137,14 @@ export function startQaServer(behaviourOf: (text: string) => string): Promise<Qa
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }], usage: { prompt_tokens: promptTokens, completion_tokens: 7 * pairs } }));
       };
-      const pairs = (b: string) => scriptedPairs(b, text).map((p) => p.pair);
+      let pairs: (b: string) => unknown[];
+      try {
+        scriptedPairs(behaviour, text);
+        pairs = (b: string) => scriptedPairs(b, text).map((p) => p.pair);
+      } catch {
+        // a document with too few sentences for its script: the model abstains
+        return answer('{"abstain": "too_little_content"}', 1);
+      }
       const fail = (status: number) => {
         res.writeHead(status, status === 429 ? { 'retry-after': '0' } : {});
         res.end('try again');
