@@ -7,6 +7,9 @@ import { readWebInputs } from '../../../src/stages/web/sources.js';
 import { rewriteWeb } from '../../../src/stages/web/stage.js';
 import type { RawPair } from '../../../src/stages/synth-qa/protocol.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { groundedPair as scriptPair, sentences } from '../../../scripts/synth-qa-server.js';
+
+export { sentences };
 
 /**
  * Real documents (the repository's sample web pages, rewritten by the rule-based rewriter and cut
@@ -34,19 +37,11 @@ export async function realDocuments(maxChars = 2500): Promise<Doc[]> {
   return docs;
 }
 
-/** Sentences of a document fit to be evidence: one line, starting with a capital, 40 to 240 characters. */
-export function sentences(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.matchAll(/(?<=^|\s)[A-Z][^.!?\n*_`[\]|#]{40,240}[.!?](?=\s|$)/gm)) out.add(m[0]);
-  return [...out];
-}
-
-/** A grounded pair from the k-th sentence: the question names a few of its words, the answer is the sentence. */
+/** A grounded pair from the k-th sentence (the server script's): the question names a few of its words, the answer is the sentence. */
 export function groundedPair(text: string, k: number): RawPair {
-  const s = sentences(text)[k];
-  if (!s) throw new Error(`no sentence ${k} in ${JSON.stringify(text.slice(0, 60))}`);
-  const words = s.match(/[\p{L}\p{N}]+/gu)!;
-  return { question: `What is known about ${words.slice(1, 5).join(' ')}?`, answer: s.replace(/[.!?]$/, ''), evidence: s };
+  const p = scriptPair(text, k);
+  if (!p) throw new Error(`no sentence ${k} in ${JSON.stringify(text.slice(0, 60))}`);
+  return p;
 }
 
 export type Labelled = { label: 'grounded' | string; pair: unknown };
