@@ -108,27 +108,23 @@ test('midpack synth-qa: manifest and summary; a second run asks nothing and writ
   }
 });
 
-test('midpack run: a web source then synth-qa through a local server; the stage ledger balances and the report shows its figures', async () => {
+test('midpack run examples/synth-qa.yaml against the scripted server: web pages then synth-qa; the stage ledger balances and the report shows its figures', async () => {
   const server = await startQaServer(() => 'default');
   try {
     const dir = mkdtempSync(join(tmpdir(), 'midpack-qa-run-'));
-    const config = {
-      out: join(dir, 'out'),
-      sources: [
-        {
-          name: 'web',
-          type: 'web',
-          inputs: [join(repoRoot, 'data-samples', 'web')],
-          then: [{ type: 'synth-qa', options: { llmEndpoint: server.url, llmModel: 'qa-model', cacheDir: join(dir, 'cache'), pairs: 2, llmBackoffMs: 1 } }],
-        },
-      ],
-      pack: { seqLen: 16384 },
-    };
+    // The shipped example, pointed at the scripted server instead of localhost:8000.
+    const config = YAML.parse(readFileSync(join(repoRoot, 'examples', 'synth-qa.yaml'), 'utf8'));
+    config.out = join(dir, 'out');
+    config.pack = { seqLen: 16384 };
+    for (const source of config.sources) source.inputs = source.inputs.map((p: string) => join(repoRoot, 'examples', p));
+    const qa = config.sources[1].then[0].options;
+    assert.equal(qa.llmEndpoint, 'http://localhost:8000/v1');
+    Object.assign(qa, { llmEndpoint: server.url, cacheDir: join(dir, 'cache'), llmBackoffMs: 1 });
     writeFileSync(join(dir, 'run.yaml'), YAML.stringify(config));
     const r = await midpackAsync(['run', join(dir, 'run.yaml'), '--no-progress']);
     assert.equal(r.status, 0, r.stderr);
     const m = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8'));
-    const stage = m.stages['web.synth-qa'];
+    const stage = m.stages['web-qa.synth-qa'];
     assert.equal(stage.balanced, true);
     assert.equal(stage.ledger.records_in, 7);
     const s = stage.stats.synth_qa;
