@@ -1,4 +1,4 @@
-import { bag, overlap, wordTokens } from '../stages/web/tokens.js';
+import { bag, overlap, wordTokens } from '../doc/words.js';
 
 /**
  * What a model's output may not add to its source, shared by the web rewrite guard and the QA

@@ -1,6 +1,6 @@
 import { isWellFormed } from '../../doc/unicode.js';
 import { inventedReference, inventedUrl, novelty, sourceWords } from '../../llm/faithfulness.js';
-import { wordTokens } from '../web/tokens.js';
+import { wordTokens } from '../../doc/words.js';
 import type { RawPair } from './protocol.js';
 import { documentReference } from './references.js';
 

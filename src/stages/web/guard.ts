@@ -1,6 +1,6 @@
 import type { CodeBlock } from './markdown.js';
 import { inventedReference, inventedUrl, novelty, sourceWords } from '../../llm/faithfulness.js';
-import { wordTokens } from './tokens.js';
+import { wordTokens } from '../../doc/words.js';
 
 /**
  * The faithfulness guard: an LLM rewrite is kept only if it adds no URL or reference the

@@ -11,7 +11,7 @@ import { rewriteWithRules, type RulesOptions } from './rules.js';
 import type { CodeBlock } from './markdown.js';
 import { EXTRACT_PASS_NAMES } from './extract.js';
 import { bump, webStats, type WebStats } from './stats.js';
-import { wordTokens } from './tokens.js';
+import { wordTokens } from '../../doc/words.js';
 
 /**
  * The web rewriting stage: page documents (text = HTML) in, Markdown documents out.
