@@ -43,6 +43,13 @@ export type PairVerdict = { kept: KeptPair } | { drop: PairDrop; index: number; 
 export const normalizeSpace = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
 /**
+ * The looser form a quote is tried in when the exact one is not found: Markdown's inline marks
+ * (`*`, `_`, backticks) taken out and typographic quotes made plain, on both sides. The documents
+ * are often rewrite-web's Markdown, and models quote `*Minecraft*` as "Minecraft" and ’ as '.
+ */
+export const foldQuote = (s: string): string => normalizeSpace(s.replace(/[*_`]+/g, '').replace(/[‘’‚‛]/g, "'").replace(/[“”„‟]/g, '"'));
+
+/**
  * Content words: word tokens of four or more characters, or holding a digit (numbers are what a
  * model invents most). Short words are mostly function words in the six languages, which a
  * rephrased answer may add without adding a claim.
@@ -54,6 +61,7 @@ const questionKey = (q: string) => wordTokens(q).join(' ');
 /** One document's grounding context: its normalized text and words, and the questions kept so far. */
 export class Grounding {
   private readonly flat: string;
+  private folded: string | undefined;
   private readonly words: Map<string, number>;
   private readonly asked = new Set<string>();
 
@@ -74,7 +82,7 @@ export class Grounding {
     if (pointing !== undefined) return drop('not_self_contained', `the question refers to the document ("${pointing}")`);
     const key = questionKey(pair.question);
     if (this.asked.has(key)) return drop('duplicate_question', `the question repeats an earlier one: ${clip(pair.question)}`);
-    if (!this.flat.includes(normalizeSpace(pair.evidence))) return drop('evidence_not_found', `the evidence is not in the document: ${clip(pair.evidence)}`);
+    if (!this.quotes(pair.evidence)) return drop('evidence_not_found', `the evidence is not in the document: ${clip(pair.evidence)}`);
     const qa = `${pair.question}\n${pair.answer}`;
     const url = inventedUrl(this.text, qa);
     if (url !== undefined) return drop('invented_url', `URL not in the document: ${url}`);
@@ -84,6 +92,14 @@ export class Grounding {
     if (novel > this.options.maxNovel) return drop('novel_answer', `${(novel * 100).toFixed(0)}% of the answer's content words are not in the document`);
     this.asked.add(key);
     return { kept: { ...pair, index } };
+  }
+
+  /** Whether the document holds `evidence`, whitespace normalized, else folded (the folded document made once, when first needed). */
+  private quotes(evidence: string): boolean {
+    if (this.flat.includes(normalizeSpace(evidence))) return true;
+    const folded = foldQuote(evidence);
+    this.folded ??= foldQuote(this.text);
+    return folded.length > 0 && this.folded.includes(folded);
   }
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect, countedIn, defaultContext, fromArray } from '../../../src/core/stage.js';
@@ -82,6 +82,10 @@ test('grounding: whitespace-normalized evidence, content words of the answer, du
   assert.equal('drop' in novel && novel.drop, 'novel_answer', 'two of the three content words are new');
   const kept = g.check({ question: 'How much does an Arduino cost?', answer: 'It costs 20 euros', evidence: 'It costs 20 euros.' }, 3);
   assert.ok('kept' in kept);
+  const markdown = new Grounding('A flaw in the *Minecraft* server’s `login` code crashes it.', { pairs: 2, maxNovel: 0.3 });
+  assert.ok('kept' in markdown.check({ question: 'What crashes a Minecraft server?', answer: "A flaw in the server's login code", evidence: "A flaw in the Minecraft server's login code crashes it." }, 0), 'Markdown marks and typographic quotes folded');
+  const other = markdown.check({ question: 'What does the flaw crash?', answer: 'the server', evidence: 'A flaw in the Minecraft client crashes it.' }, 1);
+  assert.equal('drop' in other && other.drop, 'evidence_not_found');
   const lone = g.check({ question: 'Why?', answer: 'x', evidence: '\uD800' }, 3);
   assert.equal('drop' in lone && lone.drop, 'invalid_unicode');
 });
@@ -99,6 +103,11 @@ test('options: endpoint and model required, {pairs} in the prompt, the schema on
   const s = resolveSynthQaOptions({ llmEndpoint: 'http://x/v1', llmModel: 'm', pairs: 3, llmJsonSchema: true });
   assert.equal((s.llm.responseFormat as { type: string }).type, 'json_schema');
   assert.notEqual(cacheKey('http://x/v1', 'm', s.llm.prompt, 'doc', s.llm.responseFormat), cacheKey('http://x/v1', 'm', o.llm.prompt, 'doc'));
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-qa-prompt-'));
+  writeFileSync(join(dir, 'prompt.txt'), 'Ask {pairs} questions. Then {pairs} more.');
+  const f = resolveSynthQaOptions({ llmEndpoint: 'http://x/v1', llmModel: 'm', pairs: 2, llmPromptFile: join(dir, 'prompt.txt') });
+  assert.equal(f.llm.prompt, 'Ask 2 questions. Then 2 more.');
+  assert.throws(() => resolveSynthQaOptions({ llmEndpoint: 'http://x/v1', llmModel: 'm', llmPromptFile: join(dir, 'missing.txt') }), /llmPromptFile: not readable/);
   assert.equal(cacheKey('http://x/v1', 'm', 'p', 'doc'), cacheKey('http://x/v1', 'm', 'p', 'doc', undefined), 'keys without a format are unchanged');
 });
 
