@@ -2,7 +2,7 @@
  * synth-qa against a scripted OpenAI-compatible server on loopback (scripts/synth-qa-server.ts,
  * run as its own process so its work is not counted as midpack's), which answers every request
  * after a fixed latency, as a model would:
- *   npm run bench:synth-qa [-- --latency-ms 100]
+ *   npm run bench:synth-qa [-- --latency-ms 100 --concurrency 4,16]
  * Documents: the Readability test pages (../shared/data) and data-samples/web, rewritten by the
  * rule-based rewriter first (not timed). Prints, at concurrency 4 (the default) and 16: documents/s
  * and midpack's own CPU per document (this process's user + system time: prompt, cache, parsing,
@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { collect, countedIn, defaultContext, fromArray } from '../src/core/stage.js';
@@ -23,6 +23,8 @@ import { rewriteWithRules } from '../src/stages/web/rules.js';
 
 const latencyArg = process.argv.indexOf('--latency-ms');
 const latencyMs = latencyArg > 0 ? Number(process.argv[latencyArg + 1]) : 100;
+const concurrencyArg = process.argv.indexOf('--concurrency');
+const concurrencies = concurrencyArg > 0 ? process.argv[concurrencyArg + 1]!.split(',').map(Number) : [4, 16];
 
 function documents(): Doc[] {
   const pages: [string, string][] = [];
@@ -38,13 +40,18 @@ function documents(): Doc[] {
   return docs;
 }
 
-async function startServer(): Promise<{ url: string; stop: () => void }> {
+/** The server in its own process; `stop` ends it and returns what it says it cost. */
+async function startServer(): Promise<{ url: string; stop: () => Promise<{ requests: number; cpu_ms: number } | undefined> }> {
   const child = spawn(process.execPath, [join('dist', 'scripts', 'synth-qa-server.js'), '--latency-ms', String(latencyMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code})`)));
-  });
-  return { url, stop: () => child.kill() };
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) throw new Error('the server exited before printing its URL');
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const last = await lines.next();
+    return last.done ? undefined : (JSON.parse(last.value) as { requests: number; cpu_ms: number });
+  };
+  return { url: first.value, stop };
 }
 
 async function round(docs: Doc[], url: string, cacheDir: string, concurrency: number) {
@@ -66,16 +73,17 @@ const chars = docs.reduce((n, d) => n + d.text.length, 0);
 const server = await startServer();
 const work = mkdtempSync(join(tmpdir(), 'midpack-bench-qa-'));
 try {
-  console.log(`synth-qa: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), server latency ${latencyMs} ms per request, its own process`);
+  console.log(`synth-qa: ${docs.length} documents (${(chars / 1e6).toFixed(2)} M characters), server latency ${latencyMs} ms per request, its own process; load average ${loadavg()[0]!.toFixed(1)}`);
   await round(docs.slice(0, 8), server.url, join(work, 'warm'), 4); // warm-up
   let last = { cacheDir: '', concurrency: 0 };
-  for (const concurrency of [4, 16]) {
+  for (const concurrency of concurrencies) {
     const cacheDir = join(work, `c${concurrency}`);
     const r = await round(docs, server.url, cacheDir, concurrency);
     const ideal = (concurrency * 1000) / latencyMs;
     console.log(
       `  concurrency ${String(concurrency).padStart(2)}: ${(r.asked / r.seconds).toFixed(1)} documents/s asked (the latency alone allows ${ideal.toFixed(0)}), ` +
-        `${r.s.llm.requests} requests (${r.s.llm.cache_hits} repeated pages from the cache), ${r.samples} samples; midpack CPU ${(r.cpuMs / r.asked).toFixed(2)} ms per document`,
+        `${r.s.llm.requests} requests (${r.s.llm.cache_hits} repeated pages from the cache), ${r.samples} samples; midpack CPU ${(r.cpuMs / r.asked).toFixed(2)} ms per document ` +
+        `(${(r.asked / (r.cpuMs / 1000)).toFixed(0)} documents per CPU second: midpack's own ceiling on one core)`,
     );
     last = { cacheDir, concurrency };
   }
@@ -85,7 +93,9 @@ try {
       `midpack CPU ${(cached.cpuMs / cached.asked).toFixed(2)} ms per document`,
   );
   console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (this process)`);
+  const cost = await server.stop();
+  if (cost) console.log(`  the scripted server, for comparison: ${(cost.cpu_ms / cost.requests).toFixed(2)} ms CPU per request over ${cost.requests} requests`);
 } finally {
-  server.stop();
+  await server.stop().catch(() => undefined);
   rmSync(work, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
  * 127.0.0.1 only. It answers each request with grounded pairs made from the document's own
  * sentences (the question names a few of its words, the answer is the sentence, the evidence
  * quotes it), or abstains when the document has too few sentences, and reports usage. Run alone,
- * it prints its base URL on stdout:
+ * it prints its base URL on stdout, and on SIGTERM its request count and CPU time as JSON:
  *   node dist/scripts/synth-qa-server.js [--latency-ms N] [--pairs N]
  */
 import { createServer, type Server } from 'node:http';
@@ -64,6 +64,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(name);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const { url } = await startGroundedServer({ latencyMs: arg('--latency-ms'), pairs: arg('--pairs') });
+  const { url, requests } = await startGroundedServer({ latencyMs: arg('--latency-ms'), pairs: arg('--pairs') });
   process.stdout.write(`${url}\n`);
+  // Asked to stop, it says what it cost: a benchmark reports the server's CPU apart from midpack's.
+  process.once('SIGTERM', () => {
+    const cpu = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ requests: requests(), cpu_ms: (cpu.user + cpu.system) / 1000 })}\n`, () => process.exit(0));
+  });
 }
