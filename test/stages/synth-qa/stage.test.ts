@@ -19,7 +19,7 @@ async function runQa(docs: Doc[], raw: Record<string, unknown>) {
   return { out, ctx, stats: synthQaStats(ctx) };
 }
 
-test('synth-qa against a scripted server: exactly the grounded, self-contained, new pairs are kept; every drop, abstention and failure is counted; 429s and 500s recover', async () => {
+test('synth-qa against a scripted server: exactly the grounded, self-contained, new pairs are kept; every drop, abstention and failure is counted; 429s and 500s recover; the output is the same at any concurrency', async () => {
   const all = await realDocuments();
   const { chosen, behaviourOf, byId } = assignBehaviours(all, BEHAVIOURS);
   const short = all.find((d) => d.text.trim().length < 200)!;
@@ -79,6 +79,11 @@ test('synth-qa against a scripted server: exactly the grounded, self-contained, 
     assert.equal(again.stats.llm.cache_hits, 10);
     assert.equal(again.stats.llm.requests, 6);
     assert.deepEqual(again.out, out);
+
+    // One request at a time, into a fresh cache: the same samples in the same order.
+    const serial = await runQa(inputs, { ...raw, llmConcurrency: 1, cacheDir: `${cacheDir}-serial` });
+    assert.equal(serial.stats.llm.cache_hits, 0);
+    assert.deepEqual(serial.out, out, 'the output does not depend on the concurrency');
   } finally {
     server.stop();
   }
