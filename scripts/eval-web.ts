@@ -21,7 +21,7 @@ import { parseHtml, textOf } from '../src/stages/web/html.js';
 import { decodeHtml } from '../src/stages/web/encoding.js';
 import { rewriteWeb } from '../src/stages/web/stage.js';
 import { markdownToPlainText } from '../src/stages/web/plain-text.js';
-import { tokenF1 } from '../src/stages/web/tokens.js';
+import { tokenF1 } from '../src/doc/words.js';
 import { collect, defaultContext, fromArray } from '../src/core/stage.js';
 import type { Doc } from '../src/doc/document.js';
 

@@ -41,6 +41,8 @@ export { MASK_OPTIONS, resolveMaskOptions, type MaskOptions } from './stages/mas
 export { countSegments, type CountSummary } from './stages/mask/count.js';
 export { loadFrequent, maskApply } from './stages/mask/apply.js';
 export { mergeCountsFiles } from './stages/mask/counts-file.js';
+export { SYNTH_QA_OPTIONS, resolveSynthQaOptions, synthQaStage, type SynthQaOptions } from './stages/synth-qa/index.js';
+export { LlmClient, LLM_DEFAULTS, type LlmOptions, type LlmOutcome, type LlmCounters } from './llm/client.js';
 
 // Composition, documents, reading and writing them, the tokenizer.
 export { pipeline, collect, fromArray, defaultContext, countedIn, countedOut, type Stage, type StageContext } from './core/stage.js';

@@ -4,7 +4,7 @@
  * Offsets (`loss_mask_spans`, `special_spans`) are [start, end) in UTF-16 code units,
  * the way JavaScript strings index them.
  */
-export const DOC_KINDS = ['repo', 'web', 'fim', 'sr', 'edit', 'text', 'trajectory'] as const;
+export const DOC_KINDS = ['repo', 'web', 'fim', 'sr', 'edit', 'text', 'trajectory', 'qa'] as const;
 export type DocKind = (typeof DOC_KINDS)[number];
 
 export type Span = [number, number];

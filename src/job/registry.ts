@@ -14,6 +14,8 @@ import { rewriteWeb } from '../stages/web/stage.js';
 import { TRAJECTORIES_TABLE, resolveTrajectoriesOptions } from '../stages/trajectories/options.js';
 import { trajectoriesSource } from '../stages/trajectories/stage.js';
 import { hygieneStage, resolveHygieneOptions, type HygieneStage } from '../stages/hygiene/stage.js';
+import { SYNTH_QA_OPTIONS, resolveSynthQaOptions } from '../stages/synth-qa/options.js';
+import { synthQaStage } from '../stages/synth-qa/stage.js';
 
 /**
  * The registry `midpack run` composes a pipeline from, without a switch.
@@ -61,6 +63,7 @@ export const STAGES: Record<string, StageEntry<any>> = {
   dedup: hygieneEntry('dedup'),
   decontaminate: hygieneEntry('decontaminate'),
   redact: hygieneEntry('redact'),
+  'synth-qa': { options: SYNTH_QA_OPTIONS, resolve: resolveSynthQaOptions, stage: synthQaStage },
 };
 
 /** The hygiene stages check their raw options at config load and resolve them again when built. */

@@ -40,6 +40,7 @@ const CASES: Case[] = [
   { command: ['mask', 'apply'], table: MASK_OPTIONS, resolve: resolveMaskOptions, keys: MASK_APPLY_KEYS, config: (o) => ({ ...source('documents', {}), mask: o }) },
   { command: ['pack'], table: PACK_OPTIONS, resolve: resolvePackOptions, config: (o) => ({ ...source('documents', {}), pack: o }) },
   { command: ['compare'], table: PACK_OPTIONS, resolve: resolvePackOptions, keys: PACKER_KEYS, config: (o) => ({ ...source('documents', {}), pack: o }) },
+  { command: ['synth-qa'], table: STAGES['synth-qa']!.options, resolve: STAGES['synth-qa']!.resolve, config: (o) => ({ sources: [{ type: 'documents', inputs: ['x'], then: [{ type: 'synth-qa', options: o }] }] }), base: LLM },
 ];
 
 function source(type: string, options: Record<string, unknown>) {

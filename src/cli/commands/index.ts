@@ -13,6 +13,7 @@ import { register as merge } from './merge.js';
 import { register as trajectories } from './trajectories.js';
 import { register as hygiene } from './hygiene.js';
 import { register as mixture } from './mixture.js';
+import { register as synthQa } from './synth-qa.js';
 
 /** Every subcommand registers itself; the CLI is a thin layer over the library in src/. */
 export const commands: ((program: Command) => void)[] = [
@@ -30,4 +31,5 @@ export const commands: ((program: Command) => void)[] = [
   run,
   merge,
   mixture,
+  synthQa,
 ];

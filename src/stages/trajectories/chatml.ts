@@ -68,6 +68,17 @@ function trainedTurns(messages: readonly Message[], lossOn: LossOn): (i: number)
   return (i) => i === last;
 }
 
+/**
+ * One turn, `<|im_start|>ROLE\nCONTENT<|im_end|>\n`, the loss mask as the file header says: a
+ * trained turn from its content through its `<|im_end|>`; with `all`, every character. Every
+ * ChatML sample midpack writes (trajectories, synth-qa) lays its turns out through this.
+ */
+export function writeTurn(b: TextBuilder, role: string, train: boolean, body: (w: Piece) => void, all = false): void {
+  b.special(SPECIAL.imStart, !all).text(`${role}\n`, !all);
+  body({ text: (s) => void b.text(s, !train), special: (tok) => void b.special(tok, !train) });
+  b.special(SPECIAL.imEnd, !train).text('\n', !all);
+}
+
 /** Renders a trajectory with a template. */
 export function renderTrajectory(t: Trajectory, tpl: Template, lossOn: LossOn): Rendered {
   const b = new TextBuilder();
@@ -78,9 +89,7 @@ export function renderTrajectory(t: Trajectory, tpl: Template, lossOn: LossOn): 
   const turn = (role: string, train: boolean, body: (w: Piece) => void) => {
     if (turns > 0) boundaries.push(b.offset);
     turns++;
-    b.special(SPECIAL.imStart, !all).text(`${role}\n`, !all);
-    body({ text: (s) => void b.text(s, !train), special: (tok) => void b.special(tok, !train) });
-    b.special(SPECIAL.imEnd, !train).text('\n', !all);
+    writeTurn(b, role, train, body, all);
   };
   const msgs = t.messages;
   turn('system', trained(0), (w) => tpl.system(w, msgs[0]!.content, t));

@@ -1,5 +1,5 @@
 import { Element, Text, attr, descendants, textOf, type AnyNode } from './html.js';
-import { wordTokens } from './tokens.js';
+import { wordTokens } from '../../doc/words.js';
 
 /**
  * Boilerplate at the edges of the chosen content, classified paragraph by paragraph as jusText

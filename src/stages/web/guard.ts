@@ -1,5 +1,6 @@
 import type { CodeBlock } from './markdown.js';
-import { bag, overlap, wordTokens } from './tokens.js';
+import { inventedReference, inventedUrl, novelty, sourceWords } from '../../llm/faithfulness.js';
+import { wordTokens } from '../../doc/words.js';
 
 /**
  * The faithfulness guard: an LLM rewrite is kept only if it adds no URL or reference the
@@ -21,33 +22,18 @@ export interface Rejection {
   detail: string;
 }
 
-const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>()[\]{}"'`]+/gi;
-/** Citations and identifiers a model may make up: [12], [^3], DOIs, arXiv ids. */
-const REFERENCE_PATTERN = /\[\^?\d{1,4}\]|\b10\.\d{4,9}\/[^\s"<>]+|\barXiv:\s?\d{4}\.\d{4,5}\b/gi;
-
-function normalizeUrl(u: string): string {
-  return u.replace(/[.,;:!?]+$/, '').replace(/^https?:\/\//i, '').replace(/^www\./i, '').replace(/\/$/, '').toLowerCase();
-}
-
-function found(pattern: RegExp, text: string): string[] {
-  return [...text.matchAll(pattern)].map((m) => m[0]);
-}
-
 export function checkRewrite(source: string, sourceCode: CodeBlock[], rewrite: string, options: GuardOptions = DEFAULT_GUARD): Rejection | undefined {
   if (!rewrite.trim()) return { reason: 'empty', detail: 'the rewrite is empty' };
   for (const block of sourceCode) {
     const code = block.text.replace(/\n$/, '');
     if (code.trim() && !rewrite.includes(code)) return { reason: 'dropped_code', detail: `a code block of ${code.length} characters is missing or altered` };
   }
-  const sourceUrls = new Set(found(URL_PATTERN, source).map(normalizeUrl));
-  for (const u of found(URL_PATTERN, rewrite)) if (!sourceUrls.has(normalizeUrl(u))) return { reason: 'invented_url', detail: `URL not in the source: ${u}` };
-  const sourceRefs = new Set(found(REFERENCE_PATTERN, source).map((r) => r.toLowerCase()));
-  for (const r of found(REFERENCE_PATTERN, rewrite)) if (!sourceRefs.has(r.toLowerCase())) return { reason: 'invented_reference', detail: `reference not in the source: ${r}` };
-  const src = bag(wordTokens(source));
-  const out = wordTokens(rewrite);
-  const outBag = bag(out);
-  const shared = overlap(outBag, src);
-  const novel = out.length ? 1 - shared / out.length : 0;
+  const url = inventedUrl(source, rewrite);
+  if (url !== undefined) return { reason: 'invented_url', detail: `URL not in the source: ${url}` };
+  const ref = inventedReference(source, rewrite);
+  if (ref !== undefined) return { reason: 'invented_reference', detail: `reference not in the source: ${ref}` };
+  const src = sourceWords(source);
+  const { shared, novel } = novelty(wordTokens(rewrite), src);
   if (novel > options.maxNovelFraction) return { reason: 'added_text', detail: `${(novel * 100).toFixed(1)}% of the rewrite's words are not in the source` };
   const sourceTotal = [...src.values()].reduce((a, b) => a + b, 0);
   const kept = sourceTotal ? shared / sourceTotal : 1;

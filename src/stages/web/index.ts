@@ -7,5 +7,5 @@ export { decodeHtml, charsetFromContentType, type Decoded } from './encoding.js'
 export { readWarc, parseHttpResponse, type WarcRecord, type WarcItem } from './warc.js';
 export { LlmClient, DEFAULT_PROMPT, LLM_DEFAULTS, cacheKey, completionsUrl, type LlmOptions, type LlmOutcome } from './llm.js';
 export { checkRewrite, DEFAULT_GUARD, type GuardOptions, type Rejection } from './guard.js';
-export { tokenF1, wordTokens } from './tokens.js';
+export { tokenF1, wordTokens } from '../../doc/words.js';
 export { webStats, type WebStats } from './stats.js';

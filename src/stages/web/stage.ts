@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
-import pLimit from 'p-limit';
 import type { Doc } from '../../doc/document.js';
 import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
 import type { Stage, StageContext } from '../../core/stage.js';
 import { checkRewrite, DEFAULT_GUARD, type GuardOptions } from './guard.js';
 import { SNIFF_BYTES } from './encoding.js';
-import { countFailure, LlmClient, type LlmOptions } from './llm.js';
+import { LlmClient, type LlmOptions } from '../../llm/client.js';
+import { mapInOrder } from '../../llm/in-order.js';
+import { countFailure } from './llm.js';
 import { rewriteWithRules, type RulesOptions } from './rules.js';
 import type { CodeBlock } from './markdown.js';
 import { EXTRACT_PASS_NAMES } from './extract.js';
 import { bump, webStats, type WebStats } from './stats.js';
-import { wordTokens } from './tokens.js';
+import { wordTokens } from '../../doc/words.js';
 
 /**
  * The web rewriting stage: page documents (text = HTML) in, Markdown documents out.
@@ -174,23 +175,16 @@ export function rewriteWeb(options: RewriteWebOptions = {}): Stage {
       return;
     }
     const client = new LlmClient(llm, stats.llm);
-    const limit = pLimit(llm.concurrency);
     const guard = options.guard ?? DEFAULT_GUARD;
-    // A window of pages in flight, emitted in input order: memory stays bounded by the window.
-    const window: Promise<Doc>[] = [];
-    const windowSize = Math.max(2, llm.concurrency * 2);
-    for await (const doc of docs) {
-      const p = prepare(doc, ctx, options, recent);
-      if (!p) continue;
-      window.push(limit(() => llmRewrite(p, client, guard, stats, ctx)));
-      if (window.length >= windowSize) {
-        ctx.ledger.output();
-        yield await window.shift()!;
+    async function* prepared(): AsyncIterable<Prepared> {
+      for await (const doc of docs) {
+        const p = prepare(doc, ctx, options, recent);
+        if (p) yield p;
       }
     }
-    while (window.length) {
+    for await (const out of mapInOrder(prepared(), llm.concurrency, (p) => llmRewrite(p, client, guard, stats, ctx))) {
       ctx.ledger.output();
-      yield await window.shift()!;
+      yield out;
     }
   };
 }

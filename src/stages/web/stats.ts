@@ -1,4 +1,5 @@
 import type { StageContext } from '../../core/stage.js';
+import { newLlmCounters, type LlmCounters } from '../../llm/client.js';
 
 /** The figures the web stage reports, kept in ctx.stats.rewrite_web (JSON values only). */
 export interface WebStats {
@@ -9,10 +10,8 @@ export interface WebStats {
   code_blocks: number;
   code_languages: Record<string, number>;
   warc_records_skipped: number;
-  llm: {
-    requests: number;
-    cache_hits: number;
-    retries: number;
+  /** The shared client's counters (requests, cache hits, retries, tokens), then the rewrite's own. */
+  llm: LlmCounters & {
     rewritten: number;
     fallbacks: number;
     rejected_by_reason: Record<string, number>;
@@ -30,7 +29,7 @@ export function webStats(ctx: StageContext): WebStats {
     code_blocks: 0,
     code_languages: {},
     warc_records_skipped: 0,
-    llm: { requests: 0, cache_hits: 0, retries: 0, rewritten: 0, fallbacks: 0, rejected_by_reason: {}, failed_by_reason: {} },
+    llm: { ...newLlmCounters(), rewritten: 0, fallbacks: 0, rejected_by_reason: {}, failed_by_reason: {} },
   };
   ctx.stats.rewrite_web = s;
   return s;

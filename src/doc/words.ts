@@ -1,6 +1,7 @@
 /**
- * Word tokens and bag-of-words overlap: shared by the faithfulness guard (how much of a
- * rewrite is new, how much of the source it keeps) and the evaluation's token-level F1.
+ * Word tokens and bag-of-words overlap: shared by the faithfulness checks of the LLM stages (how
+ * much of a rewrite or an answer is new, how much of the source a rewrite keeps), the web stage's
+ * duplicate hashes and edge rules, and the evaluation's token-level F1.
  */
 export function wordTokens(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
