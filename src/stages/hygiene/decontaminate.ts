@@ -4,6 +4,7 @@ import { HashTable } from '../mask/hash-table.js';
 import { readBenchmarkItems, type BenchmarkItem } from './benchmarks.js';
 import { itemName, itemsOf, maskItems, removeItems } from './items.js';
 import { resolveWithSpec, type OptionSpec } from './options.js';
+import { InstanceExclusions, patchFiles, type InstanceKey } from './instances-decontam.js';
 import { SHORT_ITEM_MIN_TOKENS, ShortItemIndex } from './short-items.js';
 import { mix32, tokenize, type TokenOptions, type TokenSeq } from './tokens.js';
 
@@ -60,6 +61,8 @@ export interface BenchmarkIndex {
   windows: Record<WindowMethod, { n: number; table: HashTable; perItem: Uint32Array }>;
   /** Items without an n-gram window, matched whole. */
   short: ShortItemIndex;
+  /** Benchmark rows that are pull-request instances, checked against documents that carry an instance's meta. */
+  instances?: InstanceExclusions;
   enabled: Method[];
 }
 
@@ -137,7 +140,10 @@ export async function loadBenchmarks(options: DecontaminateOptions): Promise<Ben
       if (windowless) short.add(it.text, idx);
     });
   }
-  return { items, windows, short, enabled };
+  const instanceRows = items.filter((it) => it.instance);
+  const instances = instanceRows.length ? new InstanceExclusions() : undefined;
+  for (const it of instanceRows) instances!.add(it.instance!, it.name);
+  return { items, windows, short, enabled, ...(instances ? { instances } : {}) };
 }
 
 export interface ContaminationHit {
@@ -186,6 +192,21 @@ export function findContamination(text: string, index: BenchmarkIndex, minFracti
 }
 
 /**
+ * A document made from a pull-request instance (its meta has `instance_id`, or `base_commit`
+ * with the touched `files`, as `midpack edits` writes them) checked against benchmark instances;
+ * the whole text stands in for the problem statement.
+ */
+function excludedInstance(doc: Doc, instances: InstanceExclusions): ReturnType<InstanceExclusions['check']> {
+  const m = doc.meta;
+  const s = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (m.instance_id === undefined && m.base_commit === undefined) return null;
+  const files = Array.isArray(m.files) ? m.files.filter((f): f is string => typeof f === 'string') : typeof m.patch === 'string' ? patchFiles(m.patch) : [];
+  const key: InstanceKey = { problem_statement: s(m.problem_statement) ?? doc.text, files };
+  for (const k of ['instance_id', 'repo', 'base_commit'] as const) if (s(m[k]) !== undefined) key[k] = s(m[k]);
+  return instances.check(key);
+}
+
+/**
  * The stage: every contaminated item is removed (`drop`: the file of a repository document,
  * or the whole document, counted as `contaminated`) or masked out of the loss (`mask`). Every
  * hit goes to `onHit` (the CLI writes them beside the output); the stats count hits by
@@ -199,7 +220,14 @@ export function decontaminateStage(options: DecontaminateOptions, index: Benchma
     let itemsContaminated = 0;
     let filesRemoved = 0;
     let itemsMasked = 0;
+    const instancesExcluded: Record<string, number> = {};
     for await (const doc of docs) {
+      const excluded = index.instances && excludedInstance(doc, index.instances);
+      if (excluded) {
+        instancesExcluded[excluded.reason] = (instancesExcluded[excluded.reason] ?? 0) + 1;
+        ctx.ledger.drop(excluded.reason, `${doc.id}: instance ${String(doc.meta.instance_id ?? '')} overlaps benchmark instance ${excluded.evalId}`);
+        continue;
+      }
       const items = itemsOf(doc);
       const hitItems = new Set<number>();
       items.forEach((item, i) => {
@@ -229,6 +257,7 @@ export function decontaminateStage(options: DecontaminateOptions, index: Benchma
       ),
       benchmark_items: index.items.length,
       too_short_to_match: index.short.tooShort,
+      ...(index.instances ? { benchmark_instances: index.instances.size, instances_excluded: instancesExcluded } : {}),
       action: options.action,
       min_fraction: options.minFraction,
       items_contaminated: itemsContaminated,

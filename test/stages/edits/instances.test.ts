@@ -10,6 +10,8 @@ import { collect, defaultContext } from '../../../src/core/stage.js';
 import { editsSource } from '../../../src/stages/edits/source.js';
 import { resolveEditsOptions } from '../../../src/stages/edits/options.js';
 import type { Doc } from '../../../src/doc/document.js';
+import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../../src/stages/hygiene/decontaminate.js';
+import { fromArray } from '../../../src/core/stage.js';
 
 /**
  * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
@@ -169,5 +171,31 @@ test('history-mined commits get the same retrieval, the commit message as the de
     if (context.length === 0 && roots++ === 0) continue; // the root commit has no tree before it
     const files = d.meta.files as string[];
     assert.ok(context.some((c) => c.why === 'retrieved' && !files.includes(c.path)), `${d.meta.commit}: a retrieved file`);
+  }
+});
+
+test('midpack decontaminate takes instance rows as a benchmark kind: edit samples of the same instances are dropped by reason', async () => {
+  const { root, repos, rows, file } = setup();
+  try {
+    const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'diff', retrieve: 0, related: 0 }), defaultContext({ seed: 3, workDir: join(root, 'work') })));
+    const { commit: _c, ...first } = rows[0]!;
+    const evalRows = [
+      first,
+      { instance_id: 'eval-2', repo: 'midpack/web', base_commit: 'f'.repeat(40), problem_statement: rows[2]!.problem_statement.toUpperCase().replace(/\s+/g, '   '), patch: '' },
+      { instance_id: 'eval-4', repo: 'midpack/web', base_commit: rows[4]!.base_commit, problem_statement: 'Something else entirely.', patch: rows[4]!.patch },
+    ];
+    const evalFile = join(root, 'eval.jsonl');
+    writeFileSync(evalFile, evalRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const options = resolveDecontaminateOptions({ benchmarks: [evalFile] });
+    const index = await loadBenchmarks(options);
+    const ctx = defaultContext();
+    const kept = await collect(decontaminateStage(options, index)(fromArray(docs), ctx));
+    const ledger = ctx.ledger.toJSON();
+    assert.deepEqual(ledger.dropped, { same_instance_id: 1, same_problem_statement: 1, same_files_at_base: 1 });
+    const gone = new Set(docs.filter((d) => !kept.includes(d)).map((d) => d.meta.instance_id));
+    assert.deepEqual([...gone].sort(), [rows[0]!.instance_id, rows[2]!.instance_id, rows[4]!.instance_id].sort());
+    assert.deepEqual((ctx.stats.decontaminate as { instances_excluded: unknown }).instances_excluded, { same_instance_id: 1, same_problem_statement: 1, same_files_at_base: 1 });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });
