@@ -44,6 +44,7 @@ async function patchChanges(cat: CatFile, base: string, patch: string, maxBytes:
   try {
     parsed = parseGitDiff(patch);
   } catch (e) {
+    if (/^(Binary files .* differ|GIT binary patch)$/m.test(patch)) return { drop: 'binary', message: `${label}: the patch changes a binary file` };
     return { drop: 'patch_unparsable', message: `${label}: ${(e as Error).message}` };
   }
   if (parsed.length === 0) return { drop: 'patch_unparsable', message: `${label}: the patch changes no file` };
