@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { collect, defaultContext, fromArray } from '../../../src/core/stage.js';
 import { findContamination, loadBenchmarks, decontaminateStage, resolveDecontaminateOptions } from '../../../src/stages/hygiene/decontaminate.js';
@@ -110,4 +111,23 @@ test('the stage reports too_short_to_match in its stats', async () => {
   const stats = ctx.stats.decontaminate as { too_short_to_match: number; methods: Record<string, unknown> };
   assert.equal(stats.too_short_to_match, index.short.tooShort);
   assert.ok(stats.too_short_to_match > 0 && 'whole' in stats.methods);
+});
+
+test("the issue's missed item, `def find(n,m): q = n//m return (q)`, is found re-spaced, re-indented and commented, and not as part of a larger block", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-short-'));
+  try {
+    const bench = join(dir, 'bench.jsonl');
+    writeFileSync(bench, JSON.stringify({ task_id: 'find', code: 'def find(n,m):\n  q = n//m\n  return (q)' }) + '\n');
+    const o = resolveDecontaminateOptions({ benchmarks: [`${bench}:code`] });
+    const index = await loadBenchmarks(o);
+    assert.equal(index.short.size, 1);
+    const host = readFileSync(join(STDLIB, 'textwrap.py'), 'utf8');
+    const planted = plant(host, '# helper\ndef find(n, m):\n    q = n // m  # floor division\n    return (q)\n');
+    assert.deepEqual(findContamination(planted, index, 0).map((h) => [h.method, h.benchmark_item]), [['whole', 'find']]);
+    // The same lines followed by one more statement of the function are another function.
+    const longer = plant(host, 'def find(n, m):\n    q = n // m\n    return (q)\n    print(q)\n');
+    assert.deepEqual(findContamination(longer, index, 0), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
