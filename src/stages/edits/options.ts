@@ -48,8 +48,8 @@ export interface EditsOptions {
   edit: EditOptions;
   context: ContextOptions;
   tokenizer: string;
-  /** Set when JSONL inputs are pull-request instances. */
-  instances?: { repos: string; withHints: boolean; excludeInstances: string[] };
+  /** With `repos` set, JSONL inputs are pull-request instances. */
+  instances: { repos?: string; withHints: boolean; excludeInstances: string[] };
 }
 
 export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions {
@@ -74,7 +74,6 @@ export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions 
   };
   const context: ContextOptions = { retrieve: r.retrieve, related: r.related, contextTokens: r.contextTokens, maxFileBytes: r.maxFileBytes, cacheFiles: r.retrieveCache };
   const exclude = r.excludeInstances === undefined ? [] : (r.excludeInstances as string).split(',').filter(Boolean);
-  if (exclude.length && r.repos === undefined) throw new Error('edits: --exclude-instances applies to instances: give --repos DIR');
-  const instances = r.repos === undefined ? undefined : { repos: r.repos as string, withHints: r.withHints as boolean, excludeInstances: exclude };
-  return { history, edit, context, tokenizer: r.tokenizer, ...(instances ? { instances } : {}) };
+  const instances = { ...(r.repos === undefined ? {} : { repos: r.repos as string }), withHints: r.withHints as boolean, excludeInstances: exclude };
+  return { history, edit, context, tokenizer: r.tokenizer, instances };
 }

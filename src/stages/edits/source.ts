@@ -22,7 +22,9 @@ import { loadTokenizer } from '../../tokenize/tokenizer.js';
 export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext): AsyncIterable<Doc> {
   const files = new Ledger();
   const context = await contextBuilder(options);
-  const exclusions = options.instances?.excludeInstances.length ? await InstanceExclusions.load(options.instances.excludeInstances) : undefined;
+  const { repos, excludeInstances } = options.instances;
+  if (excludeInstances.length && repos === undefined) throw new Error('edits: --exclude-instances applies to pull-request instances: give --repos DIR');
+  const exclusions = excludeInstances.length ? await InstanceExclusions.load(excludeInstances) : undefined;
   yield* editSamples(editUnits(inputs, options, ctx, files, context, exclusions), options.edit, ctx);
   const stats = ctx.stats.edits as EditStats & { files?: unknown; context?: unknown };
   stats.files = files.toJSON();
@@ -54,8 +56,8 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
         yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
       } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
         throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
-      } else if (o.instances) {
-        const opts = { ...o.instances, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
+      } else if (o.instances.repos !== undefined) {
+        const opts = { ...o.instances, repos: o.instances.repos, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
         yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, ctx.owns);
       } else {
         yield* rowUnits(input, ctx.ledger, ctx.owns);
