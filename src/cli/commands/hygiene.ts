@@ -154,7 +154,7 @@ function registerDecontaminate(program: Command): void {
     .option('--action <a>', 'drop: remove the matching file (or document); mask: keep it out of the loss (default drop)')
     .option('--ngram <n>', 'n of the word n-gram method (default 13)', intOption('--ngram', 4))
     .option('--substring-tokens <n>', 'length of the identifier-abstracted run method (default 48)', intOption('--substring-tokens', 8))
-    .option('--methods <list>', 'ngram,substring,whole (default all; whole: items too short for an n-gram window matched as whole units, items under 10 tokens counted as too_short_to_match)', (v: string) => v.split(',').filter(Boolean))
+    .option('--methods <list>', 'ngram,substring,whole (default all; whole: items too short for an n-gram window matched as whole units, items under 8 tokens counted as too_short_to_match)', (v: string) => v.split(',').filter(Boolean))
     .option('--min-fraction <f>', "an item is contaminated when it shares at least this fraction of a benchmark item's windows (default 0: one is enough)", floatOption('--min-fraction', 0, 1))
     .option('--quiet', 'print nothing but errors')
     .action(

@@ -16,9 +16,11 @@ import { forEachToken, mix32 } from './tokens.js';
  *
  * An item of fewer than SHORT_ITEM_MIN_TOKENS tokens (`return x + y`, `return len(string)`)
  * is ordinary code that clean files hold too: it is not matched and is counted as
- * `too_short_to_match`.
+ * `too_short_to_match`. Measured on 3,639 clean files (the Python standard library and
+ * node_modules) against HumanEval's solutions: a minimum of 4 tokens flags 2 files
+ * (`return x + y`), 6, 8 or 10 flag none; 8 keeps a margin and leaves 5 of the 164 solutions out.
  */
-export const SHORT_ITEM_MIN_TOKENS = 10;
+export const SHORT_ITEM_MIN_TOKENS = 8;
 
 const B1 = 0x01000193;
 const B2 = 0x9e3779b1 | 1;
