@@ -157,7 +157,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       }
       files.output(changes.length);
       const description = commitMessage((await cat.contents(commit)) ?? Buffer.alloc(0));
-            const rng = new Rng(seed, 'edits', repo, commit);
+      const rng = new Rng(seed, 'edits', repo, commit);
       const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before! }));
       // The commit message is the description retrieval matches; a root commit has no tree before it.
       const built = parent ? await context.build(dir, cat, parent, beforeFiles, description, rng) : { files: [], why: [], leftOut: 0 };
