@@ -12,6 +12,7 @@ import { resolveEditsOptions } from '../../../src/stages/edits/options.js';
 import type { Doc } from '../../../src/doc/document.js';
 import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../../src/stages/hygiene/decontaminate.js';
 import { fromArray } from '../../../src/core/stage.js';
+import { ownedBy } from '../../../src/core/ranks.js';
 
 /**
  * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
@@ -195,6 +196,23 @@ test('midpack decontaminate takes instance rows as a benchmark kind: edit sample
     const gone = new Set(docs.filter((d) => !kept.includes(d)).map((d) => d.meta.instance_id));
     assert.deepEqual([...gone].sort(), [rows[0]!.instance_id, rows[2]!.instance_id, rows[4]!.instance_id].sort());
     assert.deepEqual((ctx.stats.decontaminate as { instances_excluded: unknown }).instances_excluded, { same_instance_id: 1, same_problem_statement: 1, same_files_at_base: 1 });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('instances: the same samples, byte for byte, from one rank or two, and from a rerun', async () => {
+  const { root, repos, file } = setup();
+  try {
+    const run = async (owns?: (key: string) => boolean) => {
+      const ctx = defaultContext({ seed: 9, workDir: join(root, 'work'), ...(owns ? { owns } : {}) });
+      return (await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'sr,diff' }), ctx))).map((d) => JSON.stringify(d));
+    };
+    const one = await run();
+    assert.deepEqual(await run(), one, 'a rerun gives the same bytes');
+    const ranks = await Promise.all([0, 1].map((r) => run(ownedBy({ rank: r, worldSize: 2 })!)));
+    assert.ok(ranks[0]!.length > 0 && ranks[1]!.length > 0, 'both ranks have instances');
+    assert.deepEqual([...ranks[0]!, ...ranks[1]!].sort(), [...one].sort());
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
