@@ -144,14 +144,17 @@ function summarizeDedup(s: Record<string, unknown>): void {
 function registerDecontaminate(program: Command): void {
   program
     .command('decontaminate')
-    .description('Remove (or mask) documents and repository files that share n-grams or long runs with benchmark items; every hit is written to OUT.hits.jsonl')
+    .description(
+      'Remove (or mask) documents and repository files that share n-grams or long runs with benchmark items, or hold a short item as a whole ' +
+        'statement, block or body; benchmark rows that are pull-request instances (SWE-bench) also drop samples of the same instance; every hit is written to OUT.hits.jsonl',
+    )
     .argument('<inputs...>', 'documents (files or folders)')
     .requiredOption('--benchmark <file[:fields]>', 'benchmark JSONL/Parquet file or folder, with the fields that hold its text (default: every string field); repeatable', collect)
     .requiredOption('--out <file>', 'output JSONL ("-" for stdout)')
     .option('--action <a>', 'drop: remove the matching file (or document); mask: keep it out of the loss (default drop)')
     .option('--ngram <n>', 'n of the word n-gram method (default 13)', intOption('--ngram', 4))
     .option('--substring-tokens <n>', 'length of the identifier-abstracted run method (default 48)', intOption('--substring-tokens', 8))
-    .option('--methods <list>', 'ngram,substring (default both)', (v: string) => v.split(',').filter(Boolean))
+    .option('--methods <list>', 'ngram,substring,whole (default all; whole: items too short for an n-gram window matched as whole units, items under 8 tokens counted as too_short_to_match)', (v: string) => v.split(',').filter(Boolean))
     .option('--min-fraction <f>', "an item is contaminated when it shares at least this fraction of a benchmark item's windows (default 0: one is enough)", floatOption('--min-fraction', 0, 1))
     .option('--quiet', 'print nothing but errors')
     .action(
@@ -163,8 +166,11 @@ function registerDecontaminate(program: Command): void {
         const ctx = await runStage('decontaminate', o as { out: string }, (c) => decontaminateStage(options, index, (h) => hits?.write(JSON.stringify(h) + '\n'))(readDocuments(inputs, c.ledger), c));
         await new Promise<void>((resolve) => (hits ? hits.end(resolve) : resolve()));
         if (!o.quiet) {
-          const s = ctx.stats.decontaminate as { items_contaminated: number; hits_by_benchmark: Record<string, number> };
-          process.stderr.write(`contaminated items: ${s.items_contaminated}; hits by benchmark: ${JSON.stringify(s.hits_by_benchmark)}\n`);
+          const s = ctx.stats.decontaminate as { items_contaminated: number; hits_by_benchmark: Record<string, number>; too_short_to_match: number; instances_excluded?: Record<string, number> };
+          process.stderr.write(
+            `contaminated items: ${s.items_contaminated}; hits by benchmark: ${JSON.stringify(s.hits_by_benchmark)}; benchmark items too short to match: ${s.too_short_to_match}` +
+              `${s.instances_excluded ? `; instances excluded: ${JSON.stringify(s.instances_excluded)}` : ''}\n`,
+          );
         }
       }),
     );

@@ -104,6 +104,7 @@ export function buildEditSample(cs: ChangeSet, format: EditFormat, opts: EditOpt
   const files = [...new Set(cs.changes.flatMap((c) => [c.oldPath, c.newPath]).filter((p): p is string => p !== null))];
   const meta: Record<string, unknown> = { source_id: cs.sourceId, format, repo: cs.repo, files, context_files: cs.context.map((f) => f.path) };
   if (cs.commit) meta.commit = cs.commit;
+  Object.assign(meta, cs.meta);
   const doc: Doc = { id: stableId(seed, cs.sourceId, format), kind: 'edit', source: cs.repo, text: built.text, meta, special_spans: built.special_spans };
   if (built.loss_mask_spans.length) doc.loss_mask_spans = built.loss_mask_spans;
   return { doc, changes: cs.changes };

@@ -1,8 +1,9 @@
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Ledger } from '../../core/ledger.js';
 import { Rng } from '../../core/random.js';
 import { readJsonl } from '../../io/jsonl.js';
 import type { RepoFile } from '../repos/format.js';
+import { ContextBuilder, DEFAULT_CONTEXT_OPTIONS } from './context.js';
 import { CatFile, git, gitLines } from './git.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
@@ -20,8 +21,10 @@ export interface ChangeSet {
   commit?: string;
   description: string;
   changes: FileChange[];
-  /** The code context: the changed files before the change, plus related files as noise. */
+  /** The code context: the changed files before the change, plus retrieved and related files (context.ts). */
   context: RepoFile[];
+  /** Further fields for the sample's meta (an instance's id and base commit, why each context file is there). */
+  meta?: Record<string, unknown>;
 }
 
 export type EditUnit = { label: string; changeSets: ChangeSet[] } | { label: string; drop: string; message: string };
@@ -93,35 +96,15 @@ async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<{ 
   return text === undefined ? { reason: 'binary' } : { text };
 }
 
-/** Related files: unchanged regular files of the parent tree, same folders first, drawn by the seed. */
-async function relatedFiles(dir: string, cat: CatFile, parent: string, changed: Set<string>, n: number, rng: Rng, maxBytes: number): Promise<RepoFile[]> {
-  if (n <= 0) return [];
-  const out = (await git(dir, ['ls-tree', '-r', '-z', '--long', parent])).toString('utf8').split('\0');
-  const folders = new Set([...changed].map((p) => dirname(p)));
-  const near: { path: string; sha: string }[] = [];
-  const far: { path: string; sha: string }[] = [];
-  for (const line of out) {
-    const m = /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
-    if (!m || changed.has(m[3]!) || Number(m[2]) > maxBytes) continue;
-    (folders.has(dirname(m[3]!)) ? near : far).push({ path: m[3]!, sha: m[1]! });
-  }
-  const picked: RepoFile[] = [];
-  for (const pool of [rng.shuffle(near), rng.shuffle(far)]) {
-    for (const f of pool) {
-      if (picked.length >= n) return picked;
-      const r = await readText(cat, f.sha, maxBytes);
-      if ('text' in r) picked.push({ path: f.path, content: r.text });
-    }
-  }
-  return picked;
-}
+/** The context without retrieval or a token budget: touched files and `related` random ones. */
+const relatedOnly = (o: HistoryOptions) => new ContextBuilder({ ...DEFAULT_CONTEXT_OPTIONS, retrieve: 0, contextTokens: 0, related: o.related, maxFileBytes: o.maxFileBytes });
 
 /**
  * Walks the commits of `rev` oldest first. Merges are dropped (their change is their
  * parents'), so are commits over the size limits and commits that change no text file.
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
  */
-export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger): AsyncIterable<EditUnit> {
+export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger, context = relatedOnly(opts)): AsyncIterable<EditUnit> {
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
   try {
@@ -174,12 +157,11 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       }
       files.output(changes.length);
       const description = commitMessage((await cat.contents(commit)) ?? Buffer.alloc(0));
-      const changed = new Set(changes.flatMap((c) => [c.oldPath, c.newPath].filter((p): p is string => p !== null)));
       const rng = new Rng(seed, 'edits', repo, commit);
-      const related = parent ? await relatedFiles(dir, cat, parent, changed, opts.related, rng, opts.maxFileBytes) : [];
       const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before! }));
-      const context = rng.shuffle([...beforeFiles, ...related]);
-      const base = { repo, commit, description, context };
+      // The commit message is the description retrieval matches; a root commit has no tree before it.
+      const built = parent ? await context.build(dir, cat, parent, beforeFiles, description, rng) : { files: [], why: [], leftOut: 0 };
+      const base = { repo, commit, description, context: built.files, meta: { context: built.why, context_left_out: built.leftOut } };
       const changeSets =
         opts.granularity === 'commit'
           ? [{ ...base, sourceId: `${repo}@${commit}`, changes }]

@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_FILE_BYTES, resolveTable, type OptionTable } from '../../core/options.js';
 import { parseWeights } from '../../core/weights.js';
 import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, type EditFormat, type EditOptions } from './edit-sample.js';
+import { DEFAULT_CONTEXT_OPTIONS, type ContextOptions } from './context.js';
 import { DEFAULT_HISTORY_OPTIONS, type HistoryOptions } from './history.js';
 
 /** The edits source's options (`midpack edits` flags, a config's `type: edits` options). */
@@ -23,12 +24,32 @@ export const EDITS_OPTIONS = {
   maskPrompt: { type: 'boolean', default: DEFAULT_EDIT_OPTIONS.maskPrompt, help: 'exclude the prompt from the loss' },
   maxContextLines: { type: 'int', min: 0, default: DEFAULT_EDIT_OPTIONS.maxContextLines, help: 'context lines a SEARCH may take on each side to become unique' },
   gitBatch: { type: 'int', min: 1, default: DEFAULT_EDIT_OPTIONS.gitBatch, help: 'diffs checked by one git apply --check run' },
+  retrieve: { type: 'int', min: 0, default: DEFAULT_CONTEXT_OPTIONS.retrieve, help: 'files added to the context that best match the description by BM25 (the commit message, or the problem statement)' },
+  contextTokens: {
+    type: 'int',
+    min: 0,
+    default: DEFAULT_CONTEXT_OPTIONS.contextTokens,
+    help: 'token budget of the context (packing tokenizer): changed files always go in, then retrieved, then related files while they fit; 0 for no limit',
+  },
+  tokenizer: { type: 'string', arg: '<spec>', default: 'qwen3', help: 'the packing tokenizer --context-tokens counts in (qwen3, or a tokenizer.json path)' },
+  retrieveCache: { type: 'int', min: 1, default: DEFAULT_CONTEXT_OPTIONS.cacheFiles, help: 'files whose BM25 term counts are kept between commits (bounds memory)' },
+  repos: { type: 'string', arg: '<dir>', help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
+  withHints: { type: 'boolean', default: false, help: "instances: append the row's hints_text to the problem statement" },
+  excludeInstances: {
+    type: 'string',
+    arg: '<files>',
+    help: 'instances: evaluation rows or ids (JSONL, Parquet, or .txt of ids; comma-separated files) whose overlapping instances are dropped (same id, same repo and problem statement n-grams, same files at the same base commit)',
+  },
 } satisfies OptionTable;
 
 /** How history is walked, and how each change becomes samples. */
 export interface EditsOptions {
   history: HistoryOptions;
   edit: EditOptions;
+  context: ContextOptions;
+  tokenizer: string;
+  /** With `repos` set, JSONL inputs are pull-request instances. */
+  instances: { repos?: string; withHints: boolean; excludeInstances: string[] };
 }
 
 export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions {
@@ -51,5 +72,8 @@ export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions 
     maxContextLines: r.maxContextLines,
     gitBatch: r.gitBatch,
   };
-  return { history, edit };
+  const context: ContextOptions = { retrieve: r.retrieve, related: r.related, contextTokens: r.contextTokens, maxFileBytes: r.maxFileBytes, cacheFiles: r.retrieveCache };
+  const exclude = r.excludeInstances === undefined ? [] : (r.excludeInstances as string).split(',').filter(Boolean);
+  const instances = { ...(r.repos === undefined ? {} : { repos: r.repos as string }), withHints: r.withHints as boolean, excludeInstances: exclude };
+  return { history, edit, context, tokenizer: r.tokenizer, instances };
 }

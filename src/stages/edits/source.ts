@@ -8,16 +8,34 @@ import type { Doc } from '../../doc/document.js';
 import { editSamples, type EditStats } from './edit-sample.js';
 import { historyUnits, rowUnits, type EditUnit } from './history.js';
 import type { EditsOptions } from './options.js';
+import { ContextBuilder } from './context.js';
+import { instanceUnits } from './instances.js';
+import { InstanceExclusions } from '../hygiene/instances-decontam.js';
+import { loadTokenizer } from '../../tokenize/tokenizer.js';
 
 /**
  * The edits source: each input is a git repository (a working tree or a bare one), a git bundle
  * (`.bundle`, a history shipped as one file, cloned into the work folder first) or a JSONL file of
- * {before, after, description} rows. The same for `midpack edits` and a config's `type: edits`.
+ * {before, after, description} rows, or with `repos` set, a JSONL file of pull-request instances
+ * (instances.ts). The same for `midpack edits` and a config's `type: edits`.
  */
 export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext): AsyncIterable<Doc> {
   const files = new Ledger();
-  yield* editSamples(editUnits(inputs, options, ctx, files), options.edit, ctx);
-  (ctx.stats.edits as EditStats & { files?: unknown }).files = files.toJSON();
+  const context = await contextBuilder(options);
+  const { repos, excludeInstances } = options.instances;
+  if (excludeInstances.length && repos === undefined) throw new Error('edits: --exclude-instances applies to pull-request instances: give --repos DIR');
+  const exclusions = excludeInstances.length ? await InstanceExclusions.load(excludeInstances) : undefined;
+  yield* editSamples(editUnits(inputs, options, ctx, files, context, exclusions), options.edit, ctx);
+  const stats = ctx.stats.edits as EditStats & { files?: unknown; context?: unknown };
+  stats.files = files.toJSON();
+  stats.context = context.stats;
+}
+
+/** The context builder of a run; with a token budget it counts in the packing tokenizer. */
+async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
+  if (options.context.contextTokens <= 0) return new ContextBuilder(options.context);
+  const tokenizer = await loadTokenizer(options.tokenizer);
+  return new ContextBuilder(options.context, (text) => tokenizer.encodePlain(text).length);
 }
 
 export const isGitRepo = (dir: string): boolean => {
@@ -25,7 +43,7 @@ export const isGitRepo = (dir: string): boolean => {
   return st?.isDirectory() === true && (existsSync(join(dir, '.git')) || statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true);
 };
 
-async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger): AsyncIterable<EditUnit> {
+async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger, context: ContextBuilder, exclusions?: InstanceExclusions): AsyncIterable<EditUnit> {
   const history = { ...o.history, owns: ctx.owns };
   // Bundles are cloned below the context's work folder, or a temporary one this source removes.
   const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
@@ -33,11 +51,14 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
     for (const input of inputs) {
       if (input.endsWith('.bundle')) {
         const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
-        yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files);
+        yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files, context);
       } else if (isGitRepo(input)) {
-        yield* historyUnits(input, history, ctx.seed, ctx.ledger, files);
+        yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
       } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
         throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
+      } else if (o.instances.repos !== undefined) {
+        const opts = { ...o.instances, repos: o.instances.repos, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
+        yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, ctx.owns);
       } else {
         yield* rowUnits(input, ctx.ledger, ctx.owns);
       }

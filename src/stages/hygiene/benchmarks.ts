@@ -2,6 +2,7 @@ import { Ledger } from '../../core/ledger.js';
 import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { readParquetRows } from '../../io/parquet.js';
+import { isInstanceRow } from './instances-decontam.js';
 
 /**
  * Benchmark files for decontamination: `FILE[:FIELD,FIELD...]`, a JSONL (plain, .gz, .zst)
@@ -13,6 +14,8 @@ export interface BenchmarkItem {
   benchmark: string;
   name: string;
   text: string;
+  /** The row, when it is a pull-request instance (instance_id, repo, base_commit, patch, problem_statement). */
+  instance?: Record<string, unknown>;
 }
 
 export function parseBenchmarkSpec(spec: string): { path: string; fields?: string[] } {
@@ -33,11 +36,14 @@ export async function* readBenchmarkItems(spec: string, ledger = new Ledger()): 
       const row = r.value as Record<string, unknown>;
       const where = `${file}#${n++}`;
       if (!row || typeof row !== 'object') continue;
-      const picked = fields ?? Object.keys(row).filter((k) => typeof row[k] === 'string');
+      // An instance row's text is its problem statement: its patch's context lines are the
+      // repository's own code, which any file of that repository holds.
+      const picked = fields ?? (isInstanceRow(row) && typeof row.problem_statement === 'string' ? ['problem_statement'] : Object.keys(row).filter((k) => typeof row[k] === 'string'));
       const missing = picked.filter((k) => typeof row[k] !== 'string');
       if (fields && missing.length === fields.length) throw new Error(`${where}: none of the fields ${fields.join(', ')} is a string field of the row (it has ${Object.keys(row).join(', ')})`);
       const nameField = NAME_FIELDS.find((k) => typeof row[k] === 'string' || typeof row[k] === 'number');
-      yield { benchmark: path, name: nameField ? String(row[nameField]) : where, text: picked.filter((k) => typeof row[k] === 'string').map((k) => row[k] as string).join('\n') };
+      const text = picked.filter((k) => typeof row[k] === 'string').map((k) => row[k] as string).join('\n');
+      yield { benchmark: path, name: nameField ? String(row[nameField]) : where, text, ...(isInstanceRow(row) ? { instance: row } : {}) };
     }
   }
 }

@@ -4,6 +4,8 @@ import { HashTable } from '../mask/hash-table.js';
 import { readBenchmarkItems, type BenchmarkItem } from './benchmarks.js';
 import { itemName, itemsOf, maskItems, removeItems } from './items.js';
 import { resolveWithSpec, type OptionSpec } from './options.js';
+import { InstanceExclusions, patchFiles, type InstanceKey } from './instances-decontam.js';
+import { SHORT_ITEM_MIN_TOKENS, ShortItemIndex } from './short-items.js';
 import { mix32, tokenize, type TokenOptions, type TokenSeq } from './tokens.js';
 
 /**
@@ -16,7 +18,10 @@ import { mix32, tokenize, type TokenOptions, type TokenSeq } from './tokens.js';
  *   symbol (keywords and common builtins kept), so a solution copied with renamed variables
  *   and changed whitespace still matches.
  *
- * Only full windows count, so a benchmark text shorter than the window adds nothing.
+ * - `whole`: an item with no n-gram window (fewer words than the window, or only low-diversity
+ *   windows) is matched as a whole against whole statements, blocks and bodies of the text
+ *   (short-items.ts); one under SHORT_ITEM_MIN_TOKENS tokens is too generic to match and is
+ *   counted as `too_short_to_match`.
  */
 export interface DecontaminateOptions {
   benchmarks: string[];
@@ -31,7 +36,7 @@ const SPEC: Record<keyof DecontaminateOptions, OptionSpec> = {
   benchmarks: { type: 'strings', default: [] },
   ngram: { type: 'int', default: 13, min: 4, max: 64 },
   substringTokens: { type: 'int', default: 48, min: 8, max: 1024 },
-  methods: { type: 'strings', default: ['ngram', 'substring'] },
+  methods: { type: 'strings', default: ['ngram', 'substring', 'whole'] },
   minFraction: { type: 'number', default: 0, min: 0, max: 1 },
   action: { type: 'choice', default: 'drop', choices: ['drop', 'mask'] },
 };
@@ -41,17 +46,23 @@ export const DECONTAMINATE_OPTION_NAMES = Object.keys(SPEC);
 export function resolveDecontaminateOptions(raw: Record<string, unknown>): DecontaminateOptions {
   const o = resolveWithSpec(raw, SPEC, 'decontaminate') as unknown as DecontaminateOptions;
   if (!o.benchmarks.length) throw new Error('decontaminate: give at least one benchmark file (--benchmark FILE[:FIELD,...])');
-  for (const m of o.methods) if (m !== 'ngram' && m !== 'substring') throw new Error(`decontaminate: method "${m}" is not one of ngram, substring`);
+  for (const m of o.methods) if (!(METHODS as readonly string[]).includes(m)) throw new Error(`decontaminate: method "${m}" is not one of ${METHODS.join(', ')}`);
   return o;
 }
 
-type Method = 'ngram' | 'substring';
-const TOKENS: Record<Method, TokenOptions> = { ngram: { lowercase: true, wordsOnly: true }, substring: { abstractIdentifiers: true } };
+const METHODS = ['ngram', 'substring', 'whole'] as const;
+type Method = (typeof METHODS)[number];
+type WindowMethod = Exclude<Method, 'whole'>;
+const TOKENS: Record<WindowMethod, TokenOptions> = { ngram: { lowercase: true, wordsOnly: true }, substring: { abstractIdentifiers: true } };
 
 /** Benchmark windows by method: window hash to the first item that has it, and each item's window count. */
 export interface BenchmarkIndex {
   items: BenchmarkItem[];
-  windows: Record<Method, { n: number; table: HashTable; perItem: Uint32Array }>;
+  windows: Record<WindowMethod, { n: number; table: HashTable; perItem: Uint32Array }>;
+  /** Items without an n-gram window, matched whole. */
+  short: ShortItemIndex;
+  /** Benchmark rows that are pull-request instances, checked against documents that carry an instance's meta. */
+  instances?: InstanceExclusions;
   enabled: Method[];
 }
 
@@ -122,7 +133,17 @@ export async function loadBenchmarks(options: DecontaminateOptions): Promise<Ben
     }
     windows[m] = { n, table, perItem };
   }
-  return { items, windows, enabled };
+  const short = new ShortItemIndex();
+  if (enabled.includes('whole')) {
+    items.forEach((it, idx) => {
+      const windowless = enabled.includes('ngram') ? windows.ngram.perItem[idx] === 0 : tokenize(it.text, TOKENS.ngram).length < options.ngram;
+      if (windowless) short.add(it.text, idx);
+    });
+  }
+  const instanceRows = items.filter((it) => it.instance);
+  const instances = instanceRows.length ? new InstanceExclusions() : undefined;
+  for (const it of instanceRows) instances!.add(it.instance!, it.name);
+  return { items, windows, short, enabled, ...(instances ? { instances } : {}) };
 }
 
 export interface ContaminationHit {
@@ -141,7 +162,12 @@ export interface ContaminationHit {
 /** The hits of one text: per benchmark item and method, shared windows and the matched range. */
 export function findContamination(text: string, index: BenchmarkIndex, minFraction: number): Omit<ContaminationHit, 'document' | 'file'>[] {
   const hits: Omit<ContaminationHit, 'document' | 'file'>[] = [];
+  for (const h of index.enabled.includes('whole') ? index.short.find(text) : []) {
+    const it = index.items[h.item]!;
+    hits.push({ benchmark: it.benchmark, benchmark_item: it.name, method: 'whole', shared: 1, fraction: 1, matched: text.slice(h.start, Math.min(h.end, h.start + 300)) });
+  }
   for (const m of index.enabled) {
+    if (m === 'whole') continue;
     const w = index.windows[m];
     if (!w.table.size) continue;
     const seq = tokenize(text, TOKENS[m]);
@@ -166,6 +192,21 @@ export function findContamination(text: string, index: BenchmarkIndex, minFracti
 }
 
 /**
+ * A document made from a pull-request instance (its meta has `instance_id`, or `base_commit`
+ * with the touched `files`, as `midpack edits` writes them) checked against benchmark instances;
+ * the whole text stands in for the problem statement.
+ */
+function excludedInstance(doc: Doc, instances: InstanceExclusions): ReturnType<InstanceExclusions['check']> {
+  const m = doc.meta;
+  const s = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (m.instance_id === undefined && m.base_commit === undefined) return null;
+  const files = Array.isArray(m.files) ? m.files.filter((f): f is string => typeof f === 'string') : typeof m.patch === 'string' ? patchFiles(m.patch) : [];
+  const key: InstanceKey = { problem_statement: s(m.problem_statement) ?? doc.text, files };
+  for (const k of ['instance_id', 'repo', 'base_commit'] as const) if (s(m[k]) !== undefined) key[k] = s(m[k]);
+  return instances.check(key);
+}
+
+/**
  * The stage: every contaminated item is removed (`drop`: the file of a repository document,
  * or the whole document, counted as `contaminated`) or masked out of the loss (`mask`). Every
  * hit goes to `onHit` (the CLI writes them beside the output); the stats count hits by
@@ -179,7 +220,14 @@ export function decontaminateStage(options: DecontaminateOptions, index: Benchma
     let itemsContaminated = 0;
     let filesRemoved = 0;
     let itemsMasked = 0;
+    const instancesExcluded: Record<string, number> = {};
     for await (const doc of docs) {
+      const excluded = index.instances && excludedInstance(doc, index.instances);
+      if (excluded) {
+        instancesExcluded[excluded.reason] = (instancesExcluded[excluded.reason] ?? 0) + 1;
+        ctx.ledger.drop(excluded.reason, `${doc.id}: instance ${String(doc.meta.instance_id ?? '')} overlaps benchmark instance ${excluded.evalId}`);
+        continue;
+      }
       const items = itemsOf(doc);
       const hitItems = new Set<number>();
       items.forEach((item, i) => {
@@ -204,8 +252,12 @@ export function decontaminateStage(options: DecontaminateOptions, index: Benchma
       yield out;
     }
     ctx.stats.decontaminate = {
-      methods: Object.fromEntries(index.enabled.map((m) => [m, { window_tokens: index.windows[m].n, benchmark_windows: index.windows[m].table.size }])),
+      methods: Object.fromEntries(
+        index.enabled.map((m) => [m, m === 'whole' ? { items: index.short.size, min_tokens: SHORT_ITEM_MIN_TOKENS } : { window_tokens: index.windows[m].n, benchmark_windows: index.windows[m].table.size }]),
+      ),
       benchmark_items: index.items.length,
+      too_short_to_match: index.short.tooShort,
+      ...(index.instances ? { benchmark_instances: index.instances.size, instances_excluded: instancesExcluded } : {}),
       action: options.action,
       min_fraction: options.minFraction,
       items_contaminated: itemsContaminated,

@@ -1,0 +1,173 @@
+import { dirname } from 'node:path';
+import type { Rng } from '../../core/random.js';
+import type { RepoFile } from '../repos/format.js';
+import { decodeText } from '../fim/text.js';
+import { CatFile, git } from './git.js';
+import { rankBm25, TermCache, termCounts, type Bm25Doc } from './retrieve.js';
+
+/**
+ * The code context of an edit sample, as the Qwen3-Coder report builds it: the files the change
+ * touches (at the base commit), then the `retrieve` files whose text best matches the description
+ * (BM25, retrieve.ts), then `related` random files of the same tree as noise (same folders
+ * first). Touched files always go in; the others go in, best first, while the context stays
+ * within `contextTokens` tokens of the packing tokenizer (0: no limit), and the ones that do not
+ * fit are counted. The files kept are shuffled by the seed. One builder serves a whole run: its
+ * caches are keyed by blob id, so many commits of one repository share them.
+ */
+export type ContextWhy = 'touched' | 'retrieved' | 'related';
+
+export interface ContextOptions {
+  retrieve: number;
+  related: number;
+  /** Budget of the context in tokens of the packing tokenizer; 0 for none. */
+  contextTokens: number;
+  maxFileBytes: number;
+  /** Blobs whose term counts (and token counts) are kept between commits. */
+  cacheFiles: number;
+}
+
+export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = { retrieve: 3, related: 2, contextTokens: 32768, maxFileBytes: 256 * 1024, cacheFiles: 20000 };
+
+export interface ContextStats {
+  /** Files put in a context, by why. */
+  files: Record<ContextWhy, number>;
+  /** Files chosen but left out because the token budget was spent, by why. */
+  left_out: Record<ContextWhy, number>;
+  /** Contexts whose touched files alone are over the budget (kept whole: the edit needs them). */
+  touched_over_budget: number;
+  /** Contexts where BM25 found no file sharing a term with the description. */
+  no_retrieval_hit: number;
+  /** Blobs read and indexed for BM25 (the rest came from the cache). */
+  blobs_indexed: number;
+}
+
+export interface BuiltContext {
+  files: RepoFile[];
+  why: { path: string; why: ContextWhy }[];
+  leftOut: number;
+}
+
+interface TreeEntry {
+  path: string;
+  sha: string;
+}
+
+export class ContextBuilder {
+  readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, blobs_indexed: 0 };
+  private readonly terms: TermCache;
+  private readonly tokens = new Map<string, number>();
+
+  constructor(
+    readonly options: ContextOptions,
+    private readonly countTokens?: (text: string) => number,
+  ) {
+    this.terms = new TermCache(options.cacheFiles);
+  }
+
+  /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
+  async build(dir: string, cat: CatFile, tree: string, touched: readonly RepoFile[], description: string, rng: Rng): Promise<BuiltContext> {
+    const o = this.options;
+    const touchedPaths = new Set(touched.map((f) => f.path));
+    const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
+    const retrieved = await this.retrieve(cat, entries, description);
+    const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
+    const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
+    const chosen: { file: RepoFile; why: ContextWhy; sha?: string }[] = [
+      ...touched.map((file) => ({ file, why: 'touched' as const })),
+      ...retrieved.map((f) => ({ file: f, why: 'retrieved' as const, sha: f.sha })),
+      ...related.map((f) => ({ file: f, why: 'related' as const, sha: f.sha })),
+    ];
+    const kept = this.withinBudget(chosen);
+    const shuffled = rng.shuffle(kept);
+    for (const c of shuffled) this.stats.files[c.why]++;
+    return { files: shuffled.map((c) => ({ path: c.file.path, content: c.file.content })), why: shuffled.map((c) => ({ path: c.file.path, why: c.why })), leftOut: chosen.length - kept.length };
+  }
+
+  private async listTree(dir: string, tree: string): Promise<TreeEntry[]> {
+    const out = (await git(dir, ['ls-tree', '-r', '-z', '--long', tree])).toString('utf8').split('\0');
+    const entries: TreeEntry[] = [];
+    for (const line of out) {
+      const m = /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
+      if (m && Number(m[2]) <= this.options.maxFileBytes) entries.push({ path: m[3]!, sha: m[1]! });
+    }
+    return entries;
+  }
+
+  private async readText(cat: CatFile, sha: string): Promise<string | undefined> {
+    const bytes = await cat.contents(sha);
+    return bytes && decodeText(bytes);
+  }
+
+  /** The BM25 best `retrieve` files for the description, read from the tree. */
+  private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string): Promise<(RepoFile & { sha: string })[]> {
+    if (this.options.retrieve <= 0 || entries.length === 0) return [];
+    const docs: Bm25Doc<TreeEntry>[] = [];
+    for (const e of entries) {
+      let terms = this.terms.get(e.sha);
+      if (terms === undefined) {
+        const text = await this.readText(cat, e.sha);
+        terms = text === undefined ? null : termCounts(text);
+        this.terms.set(e.sha, terms);
+        this.stats.blobs_indexed++;
+      }
+      // The path is part of the document (SWE-bench's retrieval indexes it with the content).
+      if (terms) docs.push({ item: e, terms, pathTerms: termCounts(e.path) });
+    }
+    const best = rankBm25(description, docs, this.options.retrieve);
+    if (best.length === 0) this.stats.no_retrieval_hit++;
+    const out: (RepoFile & { sha: string })[] = [];
+    for (const { item } of best) {
+      const text = await this.readText(cat, item.sha);
+      if (text !== undefined) out.push({ path: item.path, content: text, sha: item.sha });
+    }
+    return out;
+  }
+
+  /** `related` text files drawn by the seed, those in a touched file's folder first. */
+  private async related(cat: CatFile, entries: readonly TreeEntry[], touched: ReadonlySet<string>, rng: Rng): Promise<(RepoFile & { sha: string })[]> {
+    const n = this.options.related;
+    if (n <= 0) return [];
+    const folders = new Set([...touched].map((p) => dirname(p)));
+    const near = entries.filter((e) => folders.has(dirname(e.path)));
+    const far = entries.filter((e) => !folders.has(dirname(e.path)));
+    const picked: (RepoFile & { sha: string })[] = [];
+    for (const pool of [rng.shuffle(near), rng.shuffle(far)]) {
+      for (const e of pool) {
+        if (picked.length >= n) return picked;
+        const text = await this.readText(cat, e.sha);
+        if (text !== undefined) picked.push({ path: e.path, content: text, sha: e.sha });
+      }
+    }
+    return picked;
+  }
+
+  /** Touched files always; then the others in order while the token budget lasts. */
+  private withinBudget<T extends { file: RepoFile; why: ContextWhy; sha?: string }>(chosen: readonly T[]): T[] {
+    const budget = this.options.contextTokens;
+    if (budget <= 0 || !this.countTokens) return [...chosen];
+    let used = 0;
+    const kept: T[] = [];
+    for (const c of chosen) {
+      const cost = this.tokensOf(c.file, c.sha);
+      if (c.why === 'touched' || used + cost <= budget) {
+        used += cost;
+        kept.push(c);
+      } else this.stats.left_out[c.why]++;
+    }
+    if (chosen.filter((c) => c.why === 'touched').reduce((s, c) => s + this.tokensOf(c.file, c.sha), 0) > budget) this.stats.touched_over_budget++;
+    return kept;
+  }
+
+  /** A file's tokens in the repository format: its path line and its content. */
+  private tokensOf(file: RepoFile, sha?: string): number {
+    const key = sha && `${sha}\0${file.path}`;
+    const cached = key ? this.tokens.get(key) : undefined;
+    if (cached !== undefined) return cached;
+    const n = this.countTokens!(`${file.path}\n${file.content}`) + 2;
+    if (key) {
+      this.tokens.set(key, n);
+      if (this.tokens.size > this.options.cacheFiles) this.tokens.delete(this.tokens.keys().next().value!);
+    }
+    return n;
+  }
+}

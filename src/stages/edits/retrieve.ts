@@ -1,0 +1,108 @@
+/**
+ * BM25 retrieval of repository files for an edit's context: the files whose text best matches
+ * the problem description, as SWE-bench's retrieval baseline ranks them (Okapi BM25 with
+ * Pyserini's k1 = 0.9, b = 0.4; a document is a file's path and content).
+ *
+ * The scorer is ours, not an npm package: the maintained ones (minisearch, wink-bm25-text-search,
+ * okapibm25) index one fixed collection, so each commit's tree would be indexed from scratch.
+ * Here a repository at one commit shares almost every blob with the next, so term counts are
+ * cached per blob id and a tree costs only its new blobs. The cache holds at most `cacheFiles`
+ * blobs, each at most the file-size limit: memory is bounded by configuration.
+ */
+export const BM25_K1 = 0.9;
+export const BM25_B = 0.4;
+
+/** English words that say nothing about where code lives. */
+const STOPWORDS = new Set(
+  ('a an and are as at be but by can do does for from has have how i if in into is it its no not of on or so such that the their then there these ' +
+    'they this to was we were what when where which while who will with would you your should could may also only than too very just use used using')
+    .split(' '),
+);
+
+/** Words of a text for BM25: identifiers split at `_`, `.` and camelCase, lowercased, 2+ characters, stopwords out. */
+export function bm25Terms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    for (const part of m[0].split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
+      const t = part.toLowerCase();
+      if (t.length >= 2 && !STOPWORDS.has(t)) out.push(t);
+    }
+  }
+  return out;
+}
+
+/** A file's term counts and its length in terms. */
+export interface TermCounts {
+  length: number;
+  counts: Map<string, number>;
+}
+
+export function termCounts(text: string): TermCounts {
+  const counts = new Map<string, number>();
+  const terms = bm25Terms(text);
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return { length: terms.length, counts };
+}
+
+/** Term counts by blob id, least recently used out first. `null` marks a blob that is not text. */
+export class TermCache {
+  private readonly map = new Map<string, TermCounts | null>();
+  constructor(private readonly maxFiles: number) {}
+
+  get(key: string): TermCounts | null | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, value: TermCounts | null): void {
+    this.map.set(key, value);
+    if (this.map.size > this.maxFiles) this.map.delete(this.map.keys().next().value!);
+  }
+}
+
+export interface Scored<T> {
+  item: T;
+  score: number;
+}
+
+/**
+ * The `n` documents with the highest BM25 score for the query (score > 0), best first; ties go
+ * to the earlier document, so the ranking depends only on the documents and their order.
+ */
+export interface Bm25Doc<T> {
+  item: T;
+  /** The content's counts (shared through the cache) and the path's, kept apart so neither is copied. */
+  terms: TermCounts;
+  pathTerms?: TermCounts;
+}
+
+const tfOf = (d: Bm25Doc<unknown>, t: string) => (d.terms.counts.get(t) ?? 0) + (d.pathTerms?.counts.get(t) ?? 0);
+const lengthOf = (d: Bm25Doc<unknown>) => d.terms.length + (d.pathTerms?.length ?? 0);
+
+export function rankBm25<T>(query: string, docs: readonly Bm25Doc<T>[], n: number): Scored<T>[] {
+  if (n <= 0 || docs.length === 0) return [];
+  const q = [...new Set(bm25Terms(query))];
+  if (q.length === 0) return [];
+  const avgdl = docs.reduce((s, d) => s + lengthOf(d), 0) / docs.length || 1;
+  const idf = q.map((t) => {
+    let df = 0;
+    for (const d of docs) if (tfOf(d, t) > 0) df++;
+    return Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+  });
+  const scored: Scored<T>[] = [];
+  for (const d of docs) {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOf(d)) / avgdl);
+    let score = 0;
+    q.forEach((t, k) => {
+      const tf = tfOf(d, t);
+      if (tf) score += (idf[k]! * tf * (BM25_K1 + 1)) / (tf + norm);
+    });
+    if (score > 0) scored.push({ item: d.item, score });
+  }
+  // A stable sort keeps document order among equal scores.
+  return scored.sort((a, b) => b.score - a.score).slice(0, n);
+}

@@ -1,0 +1,219 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../helpers/paths.js';
+import { chatTurns } from '../../../src/stages/fim/text.js';
+import { collect, defaultContext } from '../../../src/core/stage.js';
+import { editsSource } from '../../../src/stages/edits/source.js';
+import { resolveEditsOptions } from '../../../src/stages/edits/options.js';
+import type { Doc } from '../../../src/doc/document.js';
+import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../../src/stages/hygiene/decontaminate.js';
+import { fromArray } from '../../../src/core/stage.js';
+import { ownedBy } from '../../../src/core/ranks.js';
+
+/**
+ * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
+ * their tests): commit -> base_commit = its parent, patch = its non-test changes, test_patch = its
+ * test changes, problem_statement = its message.
+ */
+const bundle = join(repoRoot, 'data-samples', 'history', 'midpack-web.bundle');
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+const isTest = (p: string) => /(^|\/)tests?\//.test(p) || /\.test\.[jt]s$/.test(p);
+
+interface Row {
+  instance_id: string;
+  repo: string;
+  base_commit: string;
+  patch: string;
+  test_patch: string;
+  problem_statement: string;
+  hints_text: string;
+  commit: string;
+}
+
+function instancesFromHistory(dir: string): Row[] {
+  const rows: Row[] = [];
+  for (const line of git(dir, 'rev-list', '--reverse', '--parents', 'HEAD').trim().split('\n')) {
+    const [commit, parent, ...more] = line.split(' ');
+    if (!parent || more.length) continue;
+    const files = git(dir, 'diff', '--name-only', parent, commit!).trim().split('\n');
+    const code = files.filter((f) => !isTest(f));
+    const tests = files.filter(isTest);
+    if (!code.length) continue;
+    rows.push({
+      instance_id: `midpack__web-${commit!.slice(0, 10)}`,
+      repo: 'midpack/web',
+      base_commit: parent,
+      patch: git(dir, 'diff', parent, commit!, '--', ...code),
+      test_patch: tests.length ? git(dir, 'diff', parent, commit!, '--', ...tests) : '',
+      problem_statement: git(dir, 'log', '-1', '--format=%B', commit!),
+      hints_text: `hint for ${commit!.slice(0, 10)}`,
+      commit: commit!,
+    });
+  }
+  return rows;
+}
+
+function setup() {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-instances-'));
+  const repos = join(root, 'repos');
+  mkdirSync(repos);
+  const clone = join(repos, 'midpack__web'); // the OWNER__NAME layout
+  git(root, 'clone', '-q', bundle, clone);
+  const rows = instancesFromHistory(clone);
+  const file = join(root, 'instances.jsonl');
+  const extra = [
+    { instance_id: 'no-statement', repo: 'midpack/web', base_commit: rows[0]!.base_commit, patch: rows[0]!.patch },
+    { ...rows[0]!, instance_id: 'elsewhere', repo: 'someone/absent' },
+  ];
+  writeFileSync(file, [...rows, ...extra].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return { root, repos, clone, rows, file };
+}
+
+const answerOf = (doc: Doc) => {
+  const turns = chatTurns(doc);
+  const t = turns[turns.length - 1]!;
+  return doc.text.slice(t.start, t.end);
+};
+const userOf = (doc: Doc) => {
+  const t = chatTurns(doc).find((x) => x.role === 'user')!;
+  return doc.text.slice(t.start, t.end);
+};
+
+test('instances from a real history: diffs apply at base_commit and give the commit, touched files in context, BM25 files retrieved, test patch never answered', async () => {
+  const { root, repos, clone, rows, file } = setup();
+  try {
+    assert.ok(rows.length >= 30, `${rows.length} instances`);
+    assert.ok(rows.filter((r) => r.test_patch).length >= 20, 'most instances have a test patch');
+    const ctx = defaultContext({ seed: 3, workDir: join(root, 'work') });
+    const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'sr,diff', withHints: true }), ctx));
+    const ledger = ctx.ledger.toJSON();
+    assert.equal(ledger.dropped.missing_problem_statement, 1);
+    assert.equal(ledger.dropped.repo_not_found, 1);
+    assert.equal(ledger.records_out, rows.length, JSON.stringify(ledger));
+    const byId = new Map(rows.map((r) => [r.instance_id, r]));
+    const scratch = join(root, 'scratch');
+    git(root, 'clone', '-q', clone, scratch);
+    let diffs = 0;
+    for (const doc of docs) {
+      const row = byId.get(doc.meta.instance_id as string)!;
+      assert.equal(doc.meta.base_commit, row.base_commit);
+      assert.equal(doc.meta.repo, 'midpack/web');
+      const user = userOf(doc);
+      assert.ok(user.includes(row.problem_statement.trim()), 'the description is in the user turn');
+      assert.ok(user.includes(`Hints:\n${row.hints_text}`), '--with-hints appends the hints');
+      const answer = answerOf(doc);
+      assert.ok(!/test\/stages\/web/.test(answer), `${row.instance_id}: the test patch is not in the answer`);
+      const files = doc.meta.files as string[];
+      assert.ok(files.every((f) => !isTest(f)));
+      const context = doc.meta.context as { path: string; why: string }[];
+      for (const f of files) {
+        assert.ok(context.some((c) => c.path === f && c.why === 'touched'), `${f} in the context as touched`);
+        assert.ok(user.includes(git(clone, 'show', `${row.base_commit}:${f}`)), `${f} at its base version in the user turn`);
+      }
+      const retrieved = context.filter((c) => c.why === 'retrieved');
+      assert.ok(retrieved.length >= 1 && retrieved.every((c) => !files.includes(c.path)), `${row.instance_id}: a retrieved file the patch does not touch`);
+      if (doc.meta.format !== 'diff') continue;
+      diffs++;
+      // Real git apply on a checkout of base_commit gives the commit's files.
+      git(scratch, 'checkout', '-q', '--force', '--detach', row.base_commit);
+      git(scratch, 'clean', '-qfd');
+      execFileSync('git', ['apply', '-'], { cwd: scratch, input: answer });
+      for (const f of files) assert.equal(readFileSync(join(scratch, f), 'utf8'), git(clone, 'show', `${row.commit}:${f}`), `${row.instance_id}: ${f} after git apply`);
+      assert.equal(git(scratch, 'status', '--porcelain', '--', 'test').trim(), '', 'test files untouched');
+    }
+    assert.equal(diffs, rows.length);
+    const stats = ctx.stats.edits as { context: { files: Record<string, number> } };
+    assert.ok(stats.context.files.retrieved >= rows.length);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('--exclude-instances drops exactly the instances that share an id, a rewritten problem statement, or files at a base commit', async () => {
+  const { root, repos, rows, file } = setup();
+  try {
+    const rewrite = (s: string) => `Reported upstream:\n\n  ${s.trim().replace(/\s+/g, '  ').toUpperCase()}\n(please fix)`;
+    const evalRows = [
+      rows[0]!.instance_id, // a bare id
+      { instance_id: rows[1]!.instance_id },
+      { instance_id: 'eval-2', repo: 'midpack/web', base_commit: 'f'.repeat(40), problem_statement: rewrite(rows[2]!.problem_statement), patch: '' },
+      { instance_id: 'eval-3', repo: 'midpack/web', base_commit: 'f'.repeat(40), problem_statement: rewrite(rows[3]!.problem_statement), patch: '' },
+      // Another repository with the same statement is not the same task.
+      { instance_id: 'eval-x', repo: 'other/repo', base_commit: 'f'.repeat(40), problem_statement: rows[5]!.problem_statement, patch: '' },
+      { instance_id: 'eval-4', repo: 'midpack/web', base_commit: rows[4]!.base_commit, problem_statement: 'Something else entirely.', patch: rows[4]!.patch },
+    ];
+    const evalFile = join(root, 'eval.jsonl');
+    writeFileSync(evalFile, evalRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const ctx = defaultContext({ seed: 3, workDir: join(root, 'work') });
+    const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'diff', excludeInstances: evalFile, retrieve: 0 }), ctx));
+    const ledger = ctx.ledger.toJSON();
+    assert.equal(ledger.dropped.same_instance_id, 2);
+    assert.equal(ledger.dropped.same_problem_statement, 2);
+    assert.equal(ledger.dropped.same_files_at_base, 1);
+    const kept = new Set(docs.map((d) => d.meta.instance_id));
+    for (const [i, r] of rows.entries()) assert.equal(kept.has(r.instance_id), i > 4, r.instance_id);
+    assert.ok(ledger.examples.same_problem_statement!.some((m) => m.includes('eval-2')), 'the message names the evaluation instance');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('history-mined commits get the same retrieval, the commit message as the description', async () => {
+  const ctx = defaultContext({ seed: 1 });
+  const docs = await collect(editsSource([bundle], resolveEditsOptions({ formats: 'diff', maxCommits: 12 }), ctx));
+  assert.ok(docs.length >= 10);
+  let roots = 0;
+  for (const d of docs) {
+    const context = d.meta.context as { path: string; why: string }[];
+    if (context.length === 0 && roots++ === 0) continue; // the root commit has no tree before it
+    const files = d.meta.files as string[];
+    assert.ok(context.some((c) => c.why === 'retrieved' && !files.includes(c.path)), `${d.meta.commit}: a retrieved file`);
+  }
+});
+
+test('midpack decontaminate takes instance rows as a benchmark kind: edit samples of the same instances are dropped by reason', async () => {
+  const { root, repos, rows, file } = setup();
+  try {
+    const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'diff', retrieve: 0, related: 0 }), defaultContext({ seed: 3, workDir: join(root, 'work') })));
+    const { commit: _c, ...first } = rows[0]!;
+    const evalRows = [
+      first,
+      { instance_id: 'eval-2', repo: 'midpack/web', base_commit: 'f'.repeat(40), problem_statement: rows[2]!.problem_statement.toUpperCase().replace(/\s+/g, '   '), patch: '' },
+      { instance_id: 'eval-4', repo: 'midpack/web', base_commit: rows[4]!.base_commit, problem_statement: 'Something else entirely.', patch: rows[4]!.patch },
+    ];
+    const evalFile = join(root, 'eval.jsonl');
+    writeFileSync(evalFile, evalRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const options = resolveDecontaminateOptions({ benchmarks: [evalFile] });
+    const index = await loadBenchmarks(options);
+    const ctx = defaultContext();
+    const kept = await collect(decontaminateStage(options, index)(fromArray(docs), ctx));
+    const ledger = ctx.ledger.toJSON();
+    assert.deepEqual(ledger.dropped, { same_instance_id: 1, same_problem_statement: 1, same_files_at_base: 1 });
+    const gone = new Set(docs.filter((d) => !kept.includes(d)).map((d) => d.meta.instance_id));
+    assert.deepEqual([...gone].sort(), [rows[0]!.instance_id, rows[2]!.instance_id, rows[4]!.instance_id].sort());
+    assert.deepEqual((ctx.stats.decontaminate as { instances_excluded: unknown }).instances_excluded, { same_instance_id: 1, same_problem_statement: 1, same_files_at_base: 1 });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('instances: the same samples, byte for byte, from one rank or two, and from a rerun', async () => {
+  const { root, repos, file } = setup();
+  try {
+    const run = async (owns?: (key: string) => boolean) => {
+      const ctx = defaultContext({ seed: 9, workDir: join(root, 'work'), ...(owns ? { owns } : {}) });
+      return (await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'sr,diff' }), ctx))).map((d) => JSON.stringify(d));
+    };
+    const one = await run();
+    assert.deepEqual(await run(), one, 'a rerun gives the same bytes');
+    const ranks = await Promise.all([0, 1].map((r) => run(ownedBy({ rank: r, worldSize: 2 })!)));
+    assert.ok(ranks[0]!.length > 0 && ranks[1]!.length > 0, 'both ranks have instances');
+    assert.deepEqual([...ranks[0]!, ...ranks[1]!].sort(), [...one].sort());
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

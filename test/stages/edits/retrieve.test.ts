@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../helpers/paths.js';
+import { bm25Terms, rankBm25, TermCache, termCounts } from '../../../src/stages/edits/retrieve.js';
+
+/**
+ * midpack's BM25 against bm25s (Lucene BM25, k1 = 0.9, b = 0.4) on the same terms: the files of
+ * a real repository (data-samples/history/midpack-web.bundle) and its commit messages as queries.
+ * Expected scores from scripts/dump-bm25-corpus.ts + scripts/bm25-reference.py.
+ */
+const expected = JSON.parse(readFileSync(join(repoRoot, 'test', 'fixtures', 'bm25', 'expected.json'), 'utf8')) as {
+  queries: { commit: string; top: { path: string; score: number }[] }[];
+};
+
+test('BM25 ranks and scores the files of a real repository as bm25s does, for its commit messages', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-bm25-'));
+  try {
+    const git = (...args: string[]) => execFileSync('git', ['-C', join(dir, 'r'), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    execFileSync('git', ['clone', '-q', join(repoRoot, 'data-samples', 'history', 'midpack-web.bundle'), join(dir, 'r')]);
+    const docs = git('ls-tree', '-r', '--name-only', 'HEAD')
+      .trim()
+      .split('\n')
+      .map((path) => ({ item: path, terms: termCounts(git('show', `HEAD:${path}`)), pathTerms: termCounts(path) }));
+    assert.equal(expected.queries.length, 8);
+    for (const q of expected.queries) {
+      const got = rankBm25(git('log', '-1', '--format=%B', q.commit), docs, 8);
+      assert.deepEqual(got.map((g) => g.item), q.top.map((t) => t.path), q.commit);
+      got.forEach((g, i) => assert.ok(Math.abs(g.score - q.top[i]!.score) <= 1e-4 * q.top[i]!.score, `${q.commit} ${g.item}: ${g.score} vs ${q.top[i]!.score}`));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('BM25 terms split identifiers and drop stopwords; the term cache keeps the most recent files', () => {
+  assert.deepEqual(bm25Terms('The parseGitDiff of HTTPServer_config.yaml is wrong'), ['parse', 'git', 'diff', 'http', 'server', 'config', 'yaml', 'wrong']);
+  const cache = new TermCache(2);
+  cache.set('a', termCounts('a b'));
+  cache.set('b', null);
+  assert.ok(cache.get('a'));
+  cache.set('c', termCounts('c'));
+  assert.equal(cache.get('b'), undefined, 'the least recently used entry went');
+  assert.ok(cache.get('a') && cache.get('c'));
+  assert.deepEqual(rankBm25('nothing shared', [{ item: 'x', terms: termCounts('alpha beta') }], 3), []);
+});
