@@ -43,11 +43,13 @@ export function register(program: Command): void {
     .argument('<counts...>', 'counts files')
     .requiredOption('--out <file>', 'the merged counts file')
     .option('--samples <n>', 'how many of the most frequent segments keep a text sample', intOption('--samples'), DEFAULT_SAMPLES)
+    .option('--allow-missing-ranks', "merge the counts of a run's ranks with some missing (default: refused, naming them); the merged file records which are missing, and those ranks' pack refuses it", false)
     .option('--quiet', QUIET_HELP)
     .action(
-      action((counts: string[], opts: { out: string; samples: number; quiet?: boolean }) => {
-        const h = mergeCountsFiles(counts, opts.out, opts.samples);
-        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents; wrote ${opts.out}\n`);
+      action((counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
+        const h = mergeCountsFiles(counts, opts.out, opts.samples, { allowMissingRanks: opts.allowMissingRanks });
+        if (h.missing_ranks?.length) process.stderr.write(`midpack: mask merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${opts.out} (recorded in its header)\n`);
+        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents${h.ranks ? ` of ranks ${h.ranks.join(', ')} of ${h.world_size}` : ''}; wrote ${opts.out}\n`);
       }),
     );
 
