@@ -325,8 +325,8 @@ export function paramsOf(h: SegmentParams): SegmentParams {
 export function mergeCountsFiles(inputs: string[], out: string, samples: number, o: MergeCountsOptions = {}): CountsHeader {
   if (!inputs.length) throw new Error('mask merge: no counts files given');
   const headers = inputs.map(readCountsHeader);
-  refuseDuplicates(inputs, headers);
   const ranks = o.rank ? { ranks: [o.rank.rank], world_size: o.rank.worldSize } : mergedRanks(inputs, headers, o.allowMissingRanks ?? false);
+  refuseDuplicates(inputs, headers);
   const params = paramsOf(headers[0]!);
   headers.forEach((h, i) => {
     if (!sameParams(params, h)) {
