@@ -11,7 +11,7 @@ import { readDocumentFile } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
-import { checkCountsCover } from '../stages/mask/counts-file.js';
+import { checkCountsCover, readCountsHeader } from '../stages/mask/counts-file.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import { packPerSource, type Masker } from './run-per-source.js';
@@ -80,6 +80,8 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
         '`midpack mixture merge OUT/rank-*/.run/mixture-counts.json --out COUNTS`, then --phase pack --mixture-counts COUNTS on each rank',
     );
   }
+  // Before any work: counts that never saw this rank's documents would mask them wrongly.
+  if (phase === 'pack' && cfg.mask && o.counts) checkCountsCover(o.counts, readCountsHeader(o.counts), rank);
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
@@ -129,7 +131,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     stages.mixture = mixture.stage;
     identity.mixture = mixture.identity;
   }
-  const masked = masker(cfg, o, rank, prepared, runDir);
+  const masked = masker(cfg, o, prepared, runDir);
   const packOptions: PackJobOptions = {
     ...PACK_DEFAULTS,
     ...resolvePackOptions(cfg.pack),
@@ -157,12 +159,11 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
 }
 
 /** The documents masked with the counts when the config masks (its ledger and figures into `stages.mask`). */
-function masker(cfg: RunConfig, o: RunOptions, rank: RankInfo, prepared: Prepared, runDir: string): Masker {
+function masker(cfg: RunConfig, o: RunOptions, prepared: Prepared, runDir: string): Masker {
   if (!cfg.mask) return (docs) => docs;
   const m = resolveMaskOptions(cfg.mask);
   const countsPath = o.counts ?? join(runDir, prepared.counts!);
   const frequent = loadFrequent(countsPath, m);
-  checkCountsCover(countsPath, frequent.header, rank);
   return (docs, stages) => {
     const maskCtx = defaultContext({ seed: cfg.seed });
     // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
