@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RANKS_RECORD, checkRankSet, resolveRank, resolveRankAt } from '../../src/core/ranks.js';
+import { parseRunConfig } from '../../src/job/run-config.js';
 
 /**
  * Rank and world size from flags, the scheduler's variables and OUT's record. These tests set the
@@ -67,4 +68,11 @@ test('a set of ranks: doubled and missing ranks are named; --allow-missing-ranks
   assert.throws(() => checkRankSet('mask merge', [part(0), part(1), part(1), part(2)], true), /rank 1 is given twice: c1 and c1/);
   assert.throws(() => checkRankSet('mask merge', [part(0), { ranks: [1], worldSize: 2, name: 'x' }], true), /x comes from a run of world size 2/);
   assert.deepEqual(checkRankSet('mask merge', [part(0), part(2)], true), { ranks: [0, 2], worldSize: 3, missing: [1] });
+});
+
+test('a run config may state worldSize, checked like every key', () => {
+  const raw = (worldSize: unknown) => ({ out: 'o', worldSize, sources: [{ name: 'd', type: 'documents', inputs: ['x.jsonl'] }] });
+  assert.equal(parseRunConfig(raw(3), 'c.yaml').worldSize, 3);
+  assert.throws(() => parseRunConfig(raw(0), 'c.yaml'), /c\.yaml: worldSize/);
+  assert.equal(parseRunConfig({ out: 'o', sources: raw(1).sources }, 'c.yaml').worldSize, undefined);
 });
