@@ -1,6 +1,6 @@
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { hash64 } from './random.js';
 
 /**
@@ -206,7 +206,7 @@ export function readRanksRecord(path: string): RanksRecord | undefined {
  * place, so of ranks starting together one writes it and the others read it.
  */
 function writeRanksRecord(path: string, record: RanksRecord): RanksRecord {
-  mkdirSync(join(path, '..'), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n');
   try {
@@ -233,10 +233,7 @@ export function rankOutDir(out: string, rank: RankInfo): string {
   return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
 }
 
-/**
- * Ranks 0..W-1 checked against the ranks a set of files covers: the ranks given twice (with the
- * files) and the ranks missing. `what` names the command in messages.
- */
+/** Ranks 0..W-1 checked against the ranks a set of files covers: the ranks given twice (with the files), missing, or out of range. */
 export function rankCoverage(parts: { ranks: number[]; name: string }[], worldSize: number): { doubled: string[]; missing: number[]; outOfRange: string[] } {
   const seen = new Map<number, string>();
   const doubled: string[] = [];
