@@ -43,21 +43,7 @@ export function register(program: Command): void {
     }),
   );
 
-  mask
-    .command('merge')
-    .description('Merge counts files from several ranks into one (the same file one rank over all inputs would write)')
-    .argument('<counts...>', 'counts files')
-    .requiredOption('--out <file>', 'the merged counts file')
-    .option('--samples <n>', 'how many of the most frequent segments keep a text sample', intOption('--samples'), DEFAULT_SAMPLES)
-    .option('--allow-missing-ranks', "merge the counts of a run's ranks with some missing (default: refused, naming them); the merged file records which are missing, and those ranks' pack refuses it", false)
-    .option('--quiet', QUIET_HELP)
-    .action(
-      action((counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
-        const h = mergeCountsFiles(counts, opts.out, opts.samples, { allowMissingRanks: opts.allowMissingRanks });
-        if (h.missing_ranks?.length) process.stderr.write(`midpack: mask merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${opts.out} (recorded in its header)\n`);
-        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents${h.ranks ? ` of ranks ${h.ranks.join(', ')} of ${h.world_size}` : ''}; wrote ${opts.out}\n`);
-      }),
-    );
+  registerMerge(mask);
 
   const apply = mask
     .command('apply')
@@ -92,6 +78,25 @@ export function register(program: Command): void {
         const lines = [JSON.stringify(h)];
         for (const s of readSamples(counts, h).slice(0, opts.top)) lines.push(`${String(s.docs).padStart(8)}  ${s.hash}  ${oneLine(s.text)}`);
         process.stdout.write(lines.join('\n') + '\n');
+      }),
+    );
+}
+
+/** `mask merge`: the counts of several ranks into one file, every rank accounted for. */
+function registerMerge(mask: Command): void {
+  mask
+    .command('merge')
+    .description('Merge counts files from several ranks into one (the same file one rank over all inputs would write)')
+    .argument('<counts...>', 'counts files')
+    .requiredOption('--out <file>', 'the merged counts file')
+    .option('--samples <n>', 'how many of the most frequent segments keep a text sample', intOption('--samples'), DEFAULT_SAMPLES)
+    .option('--allow-missing-ranks', "merge the counts of a run's ranks with some missing (default: refused, naming them); the merged file records which are missing, and those ranks' pack refuses it", false)
+    .option('--quiet', QUIET_HELP)
+    .action(
+      action((counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
+        const h = mergeCountsFiles(counts, opts.out, opts.samples, { allowMissingRanks: opts.allowMissingRanks });
+        if (h.missing_ranks?.length) process.stderr.write(`midpack: mask merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${opts.out} (recorded in its header)\n`);
+        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents${h.ranks ? ` of ranks ${h.ranks.join(', ')} of ${h.world_size}` : ''}; wrote ${opts.out}\n`);
       }),
     );
 }
