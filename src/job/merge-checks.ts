@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ReportJson } from '../report/figures.js';
 import { sha256File } from '../write/files.js';
 import { inputsFingerprint, type Manifest } from './pack-manifest.js';
+import { rankList } from '../core/ranks.js';
 
 /**
  * The checks `midpack merge` makes before it writes anything: every folder is a finished
@@ -49,8 +50,11 @@ function parseJson(path: string, text: string): unknown {
   }
 }
 
-/** Checks that the outputs form one whole run; returns them in rank order. */
-export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
+/**
+ * Checks that the outputs form one whole run; returns them in rank order. With `allowMissing`
+ * (`merge --allow-missing-ranks`) ranks may be missing: the caller records which.
+ */
+export function checkRanks(outputs: readonly RankOutput[], allowMissing = false): RankOutput[] {
   if (outputs.length === 0) throw new MergeError('no rank folders given');
   const name = (o: RankOutput) => `${o.dir} (rank ${o.manifest.rank})`;
   const sorted = [...outputs].sort((a, b) => a.manifest.rank - b.manifest.rank);
@@ -87,7 +91,7 @@ export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
   const duplicated = [...byRank.entries()].filter(([, list]) => list.length > 1);
   for (const [rank, list] of duplicated) problems.push(`rank ${rank} is given twice: ${list.map((o) => o.dir).join(' and ')}`);
   const missing = Array.from({ length: W }, (_, r) => r).filter((r) => !byRank.has(r));
-  if (missing.length) problems.push(`missing rank${missing.length > 1 ? 's' : ''} ${abbreviate(missing)} of 0..${W - 1}`);
+  if (missing.length && !allowMissing) problems.push(`missing rank${missing.length > 1 ? 's' : ''} ${abbreviate(missing)} of 0..${W - 1} (--allow-missing-ranks merges without them, recording which)`);
   if (problems.length) throw new MergeError(`the rank outputs are not exactly ranks 0..${W - 1} of one run: ${problems.join('; ')}`);
 
   const unbalanced = sorted.filter((o) => o.manifest.balanced !== true);
@@ -95,9 +99,12 @@ export function checkRanks(outputs: readonly RankOutput[]): RankOutput[] {
   return sorted;
 }
 
-/** A long list of missing ranks named by its first few. */
-function abbreviate(xs: number[]): string {
-  return xs.length <= 20 ? xs.join(', ') : `${xs.slice(0, 20).join(', ')} ... (${xs.length} in all)`;
+const abbreviate = rankList;
+
+/** Ranks 0..W-1 that none of the outputs is. */
+export function missingRanks(outputs: readonly RankOutput[]): number[] {
+  const have = new Set(outputs.map((o) => o.manifest.rank));
+  return Array.from({ length: outputs[0]?.manifest.world_size ?? 0 }, (_, r) => r).filter((r) => !have.has(r));
 }
 
 /** The first key path (sorted keys, depth first) where two JSON values differ. */

@@ -6,7 +6,7 @@ import type { ReportJson } from '../report/figures.js';
 import { datasetInfo, datasetState, removeStaleShards, shardFilename, shardSchema, shardsFingerprint, type ShardInfo } from '../write/arrow-shards.js';
 import { AtomicFile, GrowInt32, tempPath, writeFileAtomic } from '../write/files.js';
 import { MegatronIndexedReader, binPath, encodeIndex, idxPath, megatronPrefixes, type MegatronFileInfo } from '../write/megatron.js';
-import { MergeError, checkRanks, checkSizes, loadRankOutput, verifyChecksums, type RankOutput } from './merge-checks.js';
+import { MergeError, checkRanks, checkSizes, loadRankOutput, missingRanks, verifyChecksums, type RankOutput } from './merge-checks.js';
 import { mergeReports, mergeStages } from './merge-report.js';
 import { writeJobFiles, type Manifest } from './pack-manifest.js';
 
@@ -22,6 +22,8 @@ export { MergeError } from './merge-checks.js';
 export interface MergeOptions {
   /** Copy the shards even where a hard link would do. */
   copy?: boolean;
+  /** Merge with ranks missing (recorded in the manifest as missing_ranks); default: refused. */
+  allowMissingRanks?: boolean;
   /** Recompute the sha256 of every rank file against its manifest before merging. */
   verify?: boolean;
 }
@@ -30,6 +32,8 @@ export interface MergedManifest extends Omit<Manifest, 'rank'> {
   rank: null;
   /** The merged rank outputs in rank order; `dir` is relative to the merge output. */
   ranks: { rank: number; dir: string; manifest_sha256: string }[];
+  /** Ranks merged without (`--allow-missing-ranks`): the output is not the whole run's. */
+  missing_ranks?: number[];
 }
 
 export interface MergeSummary {
@@ -42,7 +46,8 @@ export interface MergeSummary {
 
 export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions = {}): Promise<MergeSummary> {
   // Every check runs before anything is written: a refused merge leaves DIR as it was.
-  const ranks = checkRanks(dirs.map(loadRankOutput));
+  const ranks = checkRanks(dirs.map(loadRankOutput), opts.allowMissingRanks ?? false);
+  const missing = missingRanks(ranks);
   for (const o of ranks) if (resolve(o.dir) === resolve(out)) throw new MergeError(`--out ${out} is one of the rank folders; merge into another folder`);
   checkSizes(ranks);
   if (opts.verify) await verifyChecksums(ranks);
@@ -65,6 +70,7 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
     rank: null,
     world_size: first.world_size,
     ranks: ranks.map((o) => ({ rank: o.manifest.rank, dir: relative(resolve(out), resolve(o.dir)), manifest_sha256: o.manifestSha256 })),
+    ...(missing.length ? { missing_ranks: missing } : {}),
     config: first.config,
     tokenizer: first.tokenizer,
     inputs,

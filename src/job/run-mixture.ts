@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import type { LedgerJson } from '../core/ledger.js';
-import type { RankInfo } from '../core/ranks.js';
+import { rankList, type RankInfo } from '../core/ranks.js';
 import { writeFileAtomic } from '../write/files.js';
 import type { ReportJson } from '../report/figures.js';
 import { MixtureCounts } from '../mix/counts.js';
@@ -123,7 +123,9 @@ function mergedCountsFile(o: MixtureStepOptions, own: string): string {
 function checkCounts(c: MixtureCounts, o: MixtureStepOptions, file: string): void {
   if (c.seed !== o.cfg.seed) throw new MixtureError(`${file}: counts of seed ${c.seed}, the config has seed ${o.cfg.seed}`);
   if (c.worldSize !== o.rank.worldSize) throw new MixtureError(`${file}: counts of a run of world size ${c.worldSize}, this run has ${o.rank.worldSize}`);
-  if (c.ranks.length !== c.worldSize) throw new MixtureError(`${file}: holds ranks ${c.ranks.join(', ')} of ${c.worldSize}: merge the counts of every rank (midpack mixture merge)`);
+  if (!c.ranks.includes(o.rank.rank)) {
+    throw new MixtureError(`${file}: holds ranks ${rankList(c.ranks)} of ${c.worldSize}, not this rank (${o.rank.rank}): merge the counts of every rank (midpack mixture merge)`);
+  }
   const names = o.cfg.sources.map((s) => s.name).sort();
   const have = [...c.sources.keys()].sort();
   if (JSON.stringify(names) !== JSON.stringify(have)) throw new MixtureError(`${file}: counts of sources ${have.join(', ')}, the config has ${names.join(', ')}`);

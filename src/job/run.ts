@@ -11,6 +11,7 @@ import { readDocumentFile } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
+import { checkCountsCover, readCountsHeader } from '../stages/mask/counts-file.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import { packPerSource, type Masker } from './run-per-source.js';
@@ -79,6 +80,8 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
         '`midpack mixture merge OUT/rank-*/.run/mixture-counts.json --out COUNTS`, then --phase pack --mixture-counts COUNTS on each rank',
     );
   }
+  // Before any work: counts that never saw this rank's documents would mask them wrongly.
+  if (phase === 'pack' && cfg.mask && o.counts) checkCountsCover(o.counts, readCountsHeader(o.counts), rank);
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
@@ -159,11 +162,14 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
 function masker(cfg: RunConfig, o: RunOptions, prepared: Prepared, runDir: string): Masker {
   if (!cfg.mask) return (docs) => docs;
   const m = resolveMaskOptions(cfg.mask);
-  const frequent = loadFrequent(o.counts ?? join(runDir, prepared.counts!), m);
+  const countsPath = o.counts ?? join(runDir, prepared.counts!);
+  const frequent = loadFrequent(countsPath, m);
   return (docs, stages) => {
     const maskCtx = defaultContext({ seed: cfg.seed });
     // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
-    stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
+    // Counts merged with --allow-missing-ranks say so in every rank's figures, and so in the merged manifest.
+    const missing = frequent.header.missing_ranks?.length ? { counts_missing_ranks: frequent.header.missing_ranks } : {};
+    stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, ...missing, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
     return maskApply(frequent, m)(countedIn(docs, maskCtx.ledger), maskCtx);
   };
 }
@@ -257,7 +263,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
     if (cfg.mask) {
       counts = 'mask-counts.bin';
       const m = resolveMaskOptions(cfg.mask);
-      await countSegments(all(), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask') });
+      await countSegments(all(), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank });
     } else {
       for await (const _ of all()) void _;
     }

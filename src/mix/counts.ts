@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../write/files.js';
 import { MIXTURE_BUCKETS, bucketOf, unitHash } from './unit-hash.js';
+import { checkRankSet } from '../core/ranks.js';
 
 /**
  * Per source, the available tokens (and documents) by hash bucket: what the sampling thresholds
@@ -21,6 +22,8 @@ export interface MixtureCountsJson {
   /** The ranks whose units these are (one for a rank's file, all of them once merged). */
   ranks: number[];
   world_size: number;
+  /** Ranks merged without (`mixture merge --allow-missing-ranks`): these counts are not the whole run's. */
+  missing_ranks?: number[];
   /** Sparse: [bucket, tokens, documents] for every bucket holding a unit. */
   sources: Record<string, { documents: number; tokens: number; bins: [number, number, number][] }>;
 }
@@ -33,6 +36,7 @@ export class MixtureCounts {
     readonly ranks: number[] = [0],
     readonly worldSize = 1,
     readonly bucketCount = MIXTURE_BUCKETS,
+    readonly missingRanks: number[] = [],
   ) {}
 
   /** Declares a source (a source with no documents still has figures). */
@@ -65,7 +69,7 @@ export class MixtureCounts {
       for (let b = 0; b < this.bucketCount; b++) if (s.docs[b]) bins.push([b, s.buckets[b]!, s.docs[b]!]);
       sources[name] = { documents: s.documents, tokens: s.tokens, bins };
     }
-    return { format: 'midpack-mixture-counts', version: 1, seed: this.seed, buckets: this.bucketCount, ranks: this.ranks, world_size: this.worldSize, sources };
+    return { format: 'midpack-mixture-counts', version: 1, seed: this.seed, buckets: this.bucketCount, ranks: this.ranks, world_size: this.worldSize, ...(this.missingRanks.length ? { missing_ranks: this.missingRanks } : {}), sources };
   }
 
   write(path: string): void {
@@ -74,7 +78,7 @@ export class MixtureCounts {
 
   static fromJSON(j: MixtureCountsJson, what = 'mixture counts'): MixtureCounts {
     if (j?.format !== 'midpack-mixture-counts' || j.version !== 1) throw new Error(`${what}: not a midpack mixture counts file (format ${JSON.stringify(j?.format)}, version ${JSON.stringify(j?.version)})`);
-    const c = new MixtureCounts(j.seed, j.ranks, j.world_size, j.buckets);
+    const c = new MixtureCounts(j.seed, j.ranks, j.world_size, j.buckets, j.missing_ranks ?? []);
     for (const [name, s] of Object.entries(j.sources)) {
       c.source(name);
       for (const [b, tokens, docs] of s.bins) c.addAt(name, b, tokens, docs);
@@ -93,25 +97,18 @@ export class MixtureCounts {
   }
 
   /**
-   * The counts of ranks 0..W-1 of one run, added bucket by bucket. Refuses other seeds, other
-   * world sizes, and a rank missing or given twice, naming them.
+   * The counts of ranks 0..W-1 of one run, added bucket by bucket. Refuses other seeds and a rank
+   * given twice, naming them; a rank missing unless `allowMissing` (then recorded in the result).
    */
-  static merge(parts: { counts: MixtureCounts; name: string }[]): MixtureCounts {
+  static merge(parts: { counts: MixtureCounts; name: string }[], allowMissing = false): MixtureCounts {
     if (parts.length === 0) throw new Error('mixture merge: no counts given');
     const first = parts[0]!.counts;
-    const seen = new Map<number, string>();
     for (const { counts, name } of parts) {
       if (counts.seed !== first.seed) throw new Error(`mixture merge: ${name} has seed ${counts.seed}, ${parts[0]!.name} has ${first.seed}`);
-      if (counts.worldSize !== first.worldSize) throw new Error(`mixture merge: ${name} comes from a run of world size ${counts.worldSize}, ${parts[0]!.name} from ${first.worldSize}`);
       if (counts.bucketCount !== first.bucketCount) throw new Error(`mixture merge: ${name} has ${counts.bucketCount} buckets, ${parts[0]!.name} ${first.bucketCount}`);
-      for (const r of counts.ranks) {
-        if (seen.has(r)) throw new Error(`mixture merge: rank ${r} is given twice: ${seen.get(r)} and ${name}`);
-        seen.set(r, name);
-      }
     }
-    const missing = Array.from({ length: first.worldSize }, (_, r) => r).filter((r) => !seen.has(r));
-    if (missing.length) throw new Error(`mixture merge: missing rank${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of 0..${first.worldSize - 1}`);
-    const out = new MixtureCounts(first.seed, [...seen.keys()].sort((a, b) => a - b), first.worldSize, first.bucketCount);
+    const set = checkRankSet('mixture merge', parts.map(({ counts, name }) => ({ ranks: counts.ranks, worldSize: counts.worldSize, name })), allowMissing);
+    const out = new MixtureCounts(first.seed, set.ranks, set.worldSize, first.bucketCount, set.missing);
     for (const { counts } of parts) {
       for (const [name, s] of counts.sources) {
         const o = out.source(name);

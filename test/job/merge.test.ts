@@ -193,6 +193,12 @@ test('merge: a missing rank, a duplicated rank, other settings and folders that 
     assert.equal(r.stderr.trim().split('\n').length, 1, 'one clear line');
   };
   fails([r0, r2], 'missing rank 1 of 0..2');
+  // the explicit escape merges what is there and records what is not
+  const partial = join(f.dir, 'partial');
+  const p = midpack(['merge', r0, r2, '--out', partial, '--allow-missing-ranks']);
+  assert.equal(p.status, 0, p.stderr);
+  assert.match(p.stderr, /ranks 1 of 3 are missing/);
+  assert.deepEqual(JSON.parse(readFileSync(join(partial, 'manifest.json'), 'utf8')).missing_ranks, [1]);
   const dup = join(f.dir, 'dup-rank-1');
   cpSync(r1, dup, { recursive: true });
   fails([r0, r1, r2, dup], 'rank 1 is given twice', r1, dup);

@@ -122,7 +122,7 @@ test('1 rank and 3 ranks merged hold the same documents, repeats included, with 
   assert.equal(refused.status, 1);
   assert.match(refused.stderr, /a mixture over 3 ranks needs the token counts of every rank: run --phase count on each rank/);
   for (const r of [0, 1, 2]) ok(midpack(['run', multi, '--phase', 'count', '--no-progress'], { env: slurm(r) }));
-  const rankDirs = readdirSync(join(dir, 'multi')).sort().map((d) => join(dir, 'multi', d));
+  const rankDirs = readdirSync(join(dir, 'multi')).filter((d) => d.startsWith('rank-')).sort().map((d) => join(dir, 'multi', d));
   const counts = join(dir, 'mixture-counts.json');
   ok(midpack(['mixture', 'merge', ...rankDirs.map((d) => join(d, '.run', 'mixture-counts.json')), '--out', counts]));
   for (const r of [0, 1, 2]) ok(midpack(['run', multi, '--phase', 'pack', '--mixture-counts', counts, '--no-progress'], { env: slurm(r) }));

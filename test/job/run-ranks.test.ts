@@ -13,7 +13,7 @@ import { readRows, documentsOf } from '../helpers/shard-rows.js';
  * variables set: prepare, merge the segment counts, pack with the merged counts, merge the ranks.
  * The merged output holds exactly the documents, tokens and loss masks of a one-rank run.
  */
-test('run over 3 Slurm-array ranks + merge equals a 1-rank run, document for document', () => {
+test('run over 3 ranks (hand-set Slurm variables, no scheduler) + merge equals a 1-rank run, document for document', () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-ranks-'));
   const cfg = YAML.parse(readFileSync(join(repoRoot, 'examples', 'pipeline.yaml'), 'utf8'));
   for (const s of cfg.sources) s.inputs = s.inputs.map((p: string) => join(repoRoot, 'examples', p));
@@ -33,9 +33,20 @@ test('run over 3 Slurm-array ranks + merge equals a 1-rank run, document for doc
     assert.equal(p.status, 0, p.stderr);
   }
   const counts = join(dir, 'counts.bin');
-  const rankDirs = readdirSync(join(dir, 'multi')).sort().map((d) => join(dir, 'multi', d));
+  const rankDirs = readdirSync(join(dir, 'multi')).filter((d) => d.startsWith('rank-')).sort().map((d) => join(dir, 'multi', d));
   assert.deepEqual(rankDirs.map((d) => d.slice(-10)), ['rank-00000', 'rank-00001', 'rank-00002']);
-  assert.equal(midpack(['mask', 'merge', ...rankDirs.map((d) => join(d, '.run', 'mask-counts.bin')), '--out', counts]).status, 0);
+  const rankCounts = rankDirs.map((d) => join(d, '.run', 'mask-counts.bin'));
+  // A rank missing from the counts: refused at the merge, naming it; merged anyway on request,
+  // those counts are refused by the rank they lack.
+  const partial = join(dir, 'partial.bin');
+  const refused = midpack(['mask', 'merge', rankCounts[0]!, rankCounts[2]!, '--out', partial]);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /mask merge: missing rank 1 of 0\.\.2/);
+  assert.equal(midpack(['mask', 'merge', rankCounts[0]!, rankCounts[2]!, '--out', partial, '--allow-missing-ranks']).status, 0);
+  const lacking = midpack(['run', multi, '--phase', 'pack', '--counts', partial, '--no-progress'], { env: slurm(1) });
+  assert.equal(lacking.status, 1);
+  assert.match(lacking.stderr, /ranks 0, 2 of 3 do not include this rank \(1\)/);
+  assert.equal(midpack(['mask', 'merge', ...rankCounts, '--out', counts]).status, 0);
   for (const r of [0, 1, 2]) {
     const p = midpack(['run', multi, '--phase', 'pack', '--counts', counts, '--no-progress'], { env: slurm(r) });
     assert.equal(p.status, 0, p.stderr);

@@ -95,6 +95,8 @@ test('counts of ranks merge by addition into the counts of one rank; a missing o
   assert.deepEqual({ ...merged.toJSON(), ranks: [0], world_size: 1 }, one.toJSON());
   assert.throws(() => MixtureCounts.merge(parts.slice(0, 2)), /missing rank 2 of 0\.\.2/);
   assert.throws(() => MixtureCounts.merge([parts[0]!, parts[1]!, parts[1]!]), /rank 1 is given twice: 1\.json and 1\.json/);
+  const partial = MixtureCounts.merge([parts[0]!, parts[2]!], true);
+  assert.deepEqual([partial.toJSON().ranks, partial.toJSON().missing_ranks], [[0, 2], [1]], '--allow-missing-ranks is recorded');
   const spec = { sources: [{ name: 'big', share: 0.5, maxRepeat: 1 }, { name: 'mid', share: 0.4, maxRepeat: 2 }, { name: 'small', share: 0.1, maxRepeat: 2 }], perSource: false };
   assert.deepEqual(planMixture(spec, merged), planMixture(spec, one));
 });

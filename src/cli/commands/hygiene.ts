@@ -6,7 +6,7 @@ import { ownedBy, resolveRank } from '../../core/ranks.js';
 import { readDocuments } from '../../io/documents.js';
 import { action, floatOption, intOption, runStage, writeStageManifest } from '../common.js';
 import { countDedup } from '../../stages/hygiene/dedup-count.js';
-import { mergeIndexes } from '../../stages/hygiene/dedup-index.js';
+import { checkIndexCovers, mergeIndexes } from '../../stages/hygiene/dedup-index.js';
 import { clusterLines, dedupApply, loadDedupTables } from '../../stages/hygiene/dedup-apply.js';
 import { resolveDedupOptions, type DedupOptions } from '../../stages/hygiene/dedup-options.js';
 import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../stages/hygiene/decontaminate.js';
@@ -96,7 +96,7 @@ function registerDedupRanks(dedup: Command): void {
       const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined });
       const ctx = defaultContext();
       if (!o.quiet) ctx.ledger.printDrops('dedup count');
-      const h = await countDedup(readDocuments(inputs, ctx.ledger, ownedBy(rank)), o.out as string, options, ctx);
+      const h = await countDedup(readDocuments(inputs, ctx.ledger, ownedBy(rank)), o.out as string, options, ctx, rank.worldSize > 1 ? rank : undefined);
       writeStageManifest(`${o.out}.manifest.json`, 'dedup count', { inputs, ...o }, ctx);
       if (!o.quiet) process.stderr.write(`indexed ${h.items} items of ${h.documents} documents; wrote ${o.out}\n`);
     }),
@@ -107,9 +107,11 @@ function registerDedupRanks(dedup: Command): void {
     .description('Join the indexes of several ranks into one (the same bytes one rank over all inputs writes)')
     .argument('<indexes...>', 'index files')
     .requiredOption('--out <file>', 'the merged index')
+    .option('--allow-missing-ranks', 'merge the indexes of a run\'s ranks with some missing (default: refused, naming them); the merged index records which are missing', false)
     .action(
-      action((indexes: string[], o: { out: string }) => {
-        const h = mergeIndexes(indexes, o.out);
+      action((indexes: string[], o: { out: string; allowMissingRanks: boolean }) => {
+        const h = mergeIndexes(indexes, o.out, o.allowMissingRanks);
+        if (h.missing_ranks?.length) process.stderr.write(`midpack: dedup merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${o.out} (recorded in its header)\n`);
         process.stderr.write(`merged ${indexes.length} indexes: ${h.items} items of ${h.documents} documents; wrote ${o.out}\n`);
       }),
     );
@@ -127,6 +129,7 @@ function registerDedupRanks(dedup: Command): void {
       const options = resolveFromFlags(o);
       const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined });
       const tables = loadDedupTables(o.index as string, options);
+      checkIndexCovers(o.index as string, tables.header, rank);
       const ctx = await runStage('dedup apply', o as { out: string }, (c) => dedupApply(tables, options)(readDocuments(inputs, c.ledger, ownedBy(rank)), c));
       if (o.out !== '-') writeLines(`${o.out}.clusters.jsonl`, clusterLines(tables));
       if (!o.quiet) summarizeDedup(ctx.stats.dedup as Record<string, unknown>);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { defaultContext } from '../../core/stage.js';
+import { ownedBy, resolveRank } from '../../core/ranks.js';
 import { readDocuments } from '../../io/documents.js';
 import { action, intOption, printLedger, QUIET_HELP, runStage, writeStageManifest } from '../common.js';
 import { countSegments, DEFAULT_SAMPLES, loadFrequent, maskApply, mergeCountsFiles, readCountsHeader, readSamples } from '../../stages/mask/index.js';
@@ -19,6 +20,8 @@ export function register(program: Command): void {
     .argument('<inputs...>', 'JSONL documents (files or folders; .gz/.zst)')
     .requiredOption('--out <file>', 'the counts file to write')
     .option('--work-dir <dir>', 'where spilled runs go (default: beside --out)')
+    .option('--rank <r>', 'count only the documents rank r of --world-size owns (every rank reads all inputs), and record the rank in the counts file, so `mask merge` checks that every rank is there. Without it, the inputs are counted whole, as one rank\'s share (then the counts name no rank)', intOption('--rank'))
+    .option('--world-size <w>', 'number of ranks, with --rank', intOption('--world-size', 1))
     .option('--quiet', QUIET_HELP);
   addOptions(count, MASK_OPTIONS, MASK_COUNT_KEYS).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
@@ -27,7 +30,10 @@ export function register(program: Command): void {
       const ctx = defaultContext();
       ctx.ledger.onDrop = opts.quiet ? undefined : (_r, message) => process.stderr.write(`midpack: mask count: ${message}\n`);
       if (opts.quiet) ctx.log = () => {};
-      const summary = await countSegments(readDocuments(inputs, ctx.ledger), opts.out, { ...m, workDir: opts.workDir }, ctx);
+      // Flags only: a per-rank shard counted inside a job array must not be partitioned again by the scheduler's rank.
+      const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined }, {});
+      const many = rank.worldSize > 1 ? rank : undefined;
+      const summary = await countSegments(readDocuments(inputs, ctx.ledger, ownedBy(rank)), opts.out, { ...m, workDir: opts.workDir, rank: many }, ctx);
       writeStageManifest(`${opts.out}.manifest.json`, 'mask count', { inputs, ...opts, ...flagValues(MASK_OPTIONS, o, MASK_COUNT_KEYS) }, ctx);
       if (!opts.quiet) {
         printLedger(ctx.ledger, 'documents');
@@ -37,19 +43,7 @@ export function register(program: Command): void {
     }),
   );
 
-  mask
-    .command('merge')
-    .description('Merge counts files from several ranks into one (the same file one rank over all inputs would write)')
-    .argument('<counts...>', 'counts files')
-    .requiredOption('--out <file>', 'the merged counts file')
-    .option('--samples <n>', 'how many of the most frequent segments keep a text sample', intOption('--samples'), DEFAULT_SAMPLES)
-    .option('--quiet', QUIET_HELP)
-    .action(
-      action((counts: string[], opts: { out: string; samples: number; quiet?: boolean }) => {
-        const h = mergeCountsFiles(counts, opts.out, opts.samples);
-        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents; wrote ${opts.out}\n`);
-      }),
-    );
+  registerMerge(mask);
 
   const apply = mask
     .command('apply')
@@ -84,6 +78,25 @@ export function register(program: Command): void {
         const lines = [JSON.stringify(h)];
         for (const s of readSamples(counts, h).slice(0, opts.top)) lines.push(`${String(s.docs).padStart(8)}  ${s.hash}  ${oneLine(s.text)}`);
         process.stdout.write(lines.join('\n') + '\n');
+      }),
+    );
+}
+
+/** `mask merge`: the counts of several ranks into one file, every rank accounted for. */
+function registerMerge(mask: Command): void {
+  mask
+    .command('merge')
+    .description('Merge counts files from several ranks into one (the same file one rank over all inputs would write)')
+    .argument('<counts...>', 'counts files')
+    .requiredOption('--out <file>', 'the merged counts file')
+    .option('--samples <n>', 'how many of the most frequent segments keep a text sample', intOption('--samples'), DEFAULT_SAMPLES)
+    .option('--allow-missing-ranks', "merge the counts of a run's ranks with some missing (default: refused, naming them); the merged file records which are missing, and those ranks' pack refuses it", false)
+    .option('--quiet', QUIET_HELP)
+    .action(
+      action((counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
+        const h = mergeCountsFiles(counts, opts.out, opts.samples, { allowMissingRanks: opts.allowMissingRanks });
+        if (h.missing_ranks?.length) process.stderr.write(`midpack: mask merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${opts.out} (recorded in its header)\n`);
+        if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents${h.ranks ? ` of ranks ${h.ranks.join(', ')} of ${h.world_size}` : ''}; wrote ${opts.out}\n`);
       }),
     );
 }

@@ -15,15 +15,17 @@ export function register(program: Command): void {
     .requiredOption('--out <dir>', 'output folder (an earlier merge there is replaced)')
     .option('--copy', 'copy the shards instead of hard-linking them', false)
     .option('--verify', "recompute every rank file's sha256 against its manifest first", false)
+    .option('--allow-missing-ranks', 'merge the ranks given although some of 0..W-1 are missing (default: refused, naming them); the manifest records them as missing_ranks', false)
     .addHelpText(
       'after',
       '\nExample:\n  # sbatch --array=0-7: each task runs `midpack pack data --out out/run --seq-len 262144`\n  midpack merge out/run/rank-* --out out/run/merged --verify',
     )
     .action(
-      action(async (dirs: string[], opts: { out: string; copy: boolean; verify: boolean }) => {
-        const { manifest, report, shardsLinked, shardsCopied } = await mergeRanks(dirs, opts.out, { copy: opts.copy, verify: opts.verify });
+      action(async (dirs: string[], opts: { out: string; copy: boolean; verify: boolean; allowMissingRanks: boolean }) => {
+        const { manifest, report, shardsLinked, shardsCopied } = await mergeRanks(dirs, opts.out, { copy: opts.copy, verify: opts.verify, allowMissingRanks: opts.allowMissingRanks });
+        if (manifest.missing_ranks) process.stderr.write(`midpack: merge: --allow-missing-ranks: ranks ${manifest.missing_ranks.join(', ')} of ${manifest.world_size} are missing; ${opts.out} is not the whole run (manifest.json: missing_ranks)\n`);
         const summary = formatSummary(opts.out, manifest, report).replace(/^midpack pack/, 'midpack merge');
-        process.stderr.write(`${summary}\n  ranks        ${manifest.world_size} merged; shards ${shardsLinked} hard-linked, ${shardsCopied} copied\n`);
+        process.stderr.write(`${summary}\n  ranks        ${manifest.ranks.length} of ${manifest.world_size} merged; shards ${shardsLinked} hard-linked, ${shardsCopied} copied\n`);
         if (!manifest.balanced) throw new Error('the merged manifest does not balance: some input records are unaccounted for');
       }),
     );

@@ -8,7 +8,7 @@ import { PACK_OPTIONS, resolvePackOptions } from '../../job/pack-options.js';
 import { runPackJob, PACK_DEFAULTS } from '../../job/pack-job.js';
 import { printSummary } from '../summary.js';
 import { phaseProgress } from '../phase-progress.js';
-import { rankOutDir, resolveRank } from '../../core/ranks.js';
+import { rankOutDir, resolveRankAt } from '../../core/ranks.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -25,8 +25,8 @@ export function register(program: Command): void {
     .option('--keep-work', 'keep OUT/.work (tokenized chunks) after a successful run', false)
     .option('--text-field <name>', 'the JSON field or column that holds the text (default: text)');
   addJobOptions(cmd)
-    .option('--rank <r>', 'this process is rank r of --world-size (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
-    .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
+    .option('--rank <r>', 'this process is rank r of --world-size (default: the Slurm array task, relative to the array as first submitted, which OUT/.midpack-ranks.json records; or JOB_COMPLETION_INDEX); outputs go to OUT/rank-RRRRR', intOption('--rank'))
+    .option('--world-size <w>', 'number of ranks (default: MIDPACK_WORLD_SIZE, JOB_COMPLETIONS, OUT/.midpack-ranks.json, else the Slurm array\'s span (MAX-MIN)/STEP+1)', intOption('--world-size', 1))
     .addHelpText(
       'after',
       '\nExample:\n  midpack pack data-samples/docs --out out/demo --seq-len 262144 --overlong split\n  midpack report out/demo --compare' +
@@ -35,7 +35,7 @@ export function register(program: Command): void {
   addOptions(cmd, PACK_OPTIONS).action(
       action(async (inputs: string[], opts) => {
         const packOptions = resolveFlags(PACK_OPTIONS, opts, resolvePackOptions);
-        const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
+        const rank = resolveRankAt(opts.out, { rank: opts.rank, worldSize: opts.worldSize });
         const out = rankOutDir(opts.out, rank);
         const progress = opts.progress && !opts.quiet ? phaseProgress('pack') : undefined;
         const summary = await runPackJob({

@@ -6,7 +6,7 @@ import { addJobOptions } from '../job-options.js';
 import { phaseProgress } from '../phase-progress.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
-import { resolveRank } from '../../core/ranks.js';
+import { resolveRankAt } from '../../core/ranks.js';
 import { printSummary } from '../summary.js';
 
 export function register(program: Command): void {
@@ -21,8 +21,8 @@ export function register(program: Command): void {
     .option('--counts <file>', 'merged segment counts of all ranks (`midpack mask merge OUT/rank-*/.run/mask-counts.bin --out FILE`)')
     .option('--mixture-counts <file>', 'merged mixture counts of all ranks (`midpack mixture merge OUT/rank-*/.run/mixture-counts.json --out FILE`)')
     .option('--strict-mixture', 'a mixture target that cannot be met within maxRepeat is an error (default: a message and the shortfall in the report)', false)
-    .option('--rank <r>', 'rank of this process (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)', intOption('--rank'))
-    .option('--world-size <w>', 'number of ranks (default: SLURM_ARRAY_TASK_COUNT, JOB_COMPLETIONS or MIDPACK_WORLD_SIZE)', intOption('--world-size', 1))
+    .option('--rank <r>', 'rank of this process (default: the Slurm array task, relative to the array as first submitted, which OUT/.midpack-ranks.json records; or JOB_COMPLETION_INDEX)', intOption('--rank'))
+    .option('--world-size <w>', 'number of ranks (default: the config\'s worldSize, MIDPACK_WORLD_SIZE, JOB_COMPLETIONS, OUT/.midpack-ranks.json, else the Slurm array\'s span (MAX-MIN)/STEP+1)', intOption('--world-size', 1))
     .option('--workers <n>', 'tokenizer worker threads (default: the config, else the core count)', intOption('--workers', 1))
     .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false);
   addJobOptions(cmd)
@@ -41,7 +41,7 @@ export function register(program: Command): void {
         const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
-        const rank = resolveRank({ rank: opts.rank, worldSize: opts.worldSize });
+        const rank = resolveRankAt(config.out, { rank: opts.rank, worldSize: opts.worldSize ?? config.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare' || opts.phase === 'count';
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
         const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture }).finally(() => progress?.stop());

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
+import type { RankInfo } from '../../core/ranks.js';
 import { combineExact, combineNear, EXACT_BYTES, itemKey, loadContentHash, NAME_BYTES, nearRecordBytes, normalizeContent, writeIndex, writeName, type IndexHeader } from './dedup-index.js';
 import { itemName, itemsOf } from './items.js';
 import { permutationSeeds, shingleHashes, signatureOf } from './minhash.js';
@@ -16,7 +17,7 @@ import { dedupParams, type DedupOptions } from './dedup-options.js';
  * into a work folder, merged into the index at the end. Each document consumed is counted as
  * output in the ledger (a sink's output).
  */
-export async function countDedup(docs: AsyncIterable<Doc>, out: string, options: DedupOptions, ctx: StageContext): Promise<IndexHeader> {
+export async function countDedup(docs: AsyncIterable<Doc>, out: string, options: DedupOptions, ctx: StageContext, rank?: RankInfo): Promise<IndexHeader> {
   const params = dedupParams(options);
   const contentHash = await loadContentHash();
   const parent = options.workDir ?? dirname(out);
@@ -64,7 +65,7 @@ export async function countDedup(docs: AsyncIterable<Doc>, out: string, options:
     const runs = (s: RecordSorter) => s.finish().map((path) => ({ path, offset: 0, count: statSync(path).size / s.recordBytes }));
     const exactRuns = runs(exact);
     const nearRuns = sigs ? runs(sigs) : [];
-    const header = writeIndex(out, params, documents, items, exactRuns, nearRuns);
+    const header = writeIndex(out, params, documents, items, exactRuns, nearRuns, rank ? { ranks: [rank.rank], world_size: rank.worldSize } : {});
     ctx.stats.dedup_count = { documents, items, exact_runs: exactRuns.length, near_runs: nearRuns.length, memory_mb: options.memoryMb, params };
     return header;
   } finally {

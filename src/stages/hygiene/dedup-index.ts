@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync
 import { dirname } from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { hash64 } from '../../core/random.js';
+import { checkRankSet, rankList, type RankInfo } from '../../core/ranks.js';
 import { mergeRecords, RecordOutput, type Combine } from './record-runs.js';
 
 /**
@@ -54,7 +55,14 @@ export interface IndexHeader {
   documents: number;
   items: number;
   sections: { exact: Section; near?: Section };
+  /** The ranks whose documents these are, and the run's world size (absent: an index of no rank). */
+  ranks?: number[];
+  world_size?: number;
+  /** Ranks merged without (`dedup merge --allow-missing-ranks`). */
+  missing_ranks?: number[];
 }
+
+export type IndexRanks = Pick<IndexHeader, 'ranks' | 'world_size' | 'missing_ranks'>;
 
 export const nearRecordBytes = (p: NearParams) => 8 + 2 + NAME_BYTES + 4 + 4 * p.bands * p.rows;
 
@@ -126,7 +134,7 @@ export interface SectionSource {
 }
 
 /** Writes an index from sorted sections (runs of pass 1, or the indexes of several ranks). */
-export function writeIndex(out: string, params: DedupParams, documents: number, items: number, exact: SectionSource[], near: SectionSource[]): IndexHeader {
+export function writeIndex(out: string, params: DedupParams, documents: number, items: number, exact: SectionSource[], near: SectionSource[], ranks: IndexRanks = {}): IndexHeader {
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
@@ -142,7 +150,7 @@ export function writeIndex(out: string, params: DedupParams, documents: number, 
       nr.close();
       sections.near = { offset: ex.end, records: nr.records, record_bytes: rb };
     }
-    const header: IndexHeader = { format: 'midpack-dedup-index', version: 1, params, documents, items, sections };
+    const header: IndexHeader = { format: 'midpack-dedup-index', version: 1, params, documents, items, sections, ...ranks };
     const json = Buffer.from(JSON.stringify(header), 'utf8');
     const head = Buffer.alloc(HEADER_BYTES);
     head.write(MAGIC, 0, 'latin1');
@@ -174,14 +182,19 @@ export function readIndexHeader(path: string): IndexHeader {
   }
 }
 
-/** Joins the indexes of several ranks (which read disjoint documents) into one. */
-export function mergeIndexes(inputs: string[], out: string): IndexHeader {
+/**
+ * Joins the indexes of several ranks (which read disjoint documents) into one. Indexes of ranks
+ * must be ranks 0..W-1 of one run, each once (a missing rank only with `allowMissing`, recorded);
+ * indexes of no rank (`dedup count` without a rank) join as before, never mixed with ranked ones.
+ */
+export function mergeIndexes(inputs: string[], out: string, allowMissing = false): IndexHeader {
   if (!inputs.length) throw new Error('dedup merge: no index files given');
   const headers = inputs.map(readIndexHeader);
   const params = JSON.stringify(headers[0]!.params);
   headers.forEach((h, i) => {
     if (JSON.stringify(h.params) !== params) throw new Error(`${inputs[i]}: parameters ${JSON.stringify(h.params)} differ from ${inputs[0]}'s ${params}`);
   });
+  const ranks = mergedIndexRanks(inputs, headers, allowMissing);
   const section = (name: 'exact' | 'near') => headers.map((h, i) => ({ path: inputs[i]!, offset: h.sections[name]!.offset, count: h.sections[name]!.records }));
   return writeIndex(
     out,
@@ -190,5 +203,22 @@ export function mergeIndexes(inputs: string[], out: string): IndexHeader {
     headers.reduce((s, h) => s + h.items, 0),
     section('exact'),
     headers[0]!.params.near ? section('near') : [],
+    ranks,
   );
+}
+
+function mergedIndexRanks(inputs: string[], headers: IndexHeader[], allowMissing: boolean): IndexRanks {
+  const ranked = headers.map((h, i) => ({ h, name: inputs[i]! })).filter(({ h }) => h.ranks !== undefined);
+  if (ranked.length === 0) return {};
+  const unranked = inputs.filter((_, i) => headers[i]!.ranks === undefined);
+  if (unranked.length) throw new Error(`dedup merge: ${unranked.join(', ')}: an index of no rank, ${ranked[0]!.name} of rank ${ranked[0]!.h.ranks!.join(', ')}: merge the indexes of one run's ranks`);
+  const set = checkRankSet('dedup merge', ranked.map(({ h, name }) => ({ ranks: h.ranks!, worldSize: h.world_size!, name })), allowMissing);
+  return { ranks: set.ranks, world_size: set.worldSize, ...(set.missing.length ? { missing_ranks: set.missing } : {}) };
+}
+
+/** `dedup apply` on one rank of several: the index must hold this rank's documents (an index of ranks), else its duplicates go unseen. */
+export function checkIndexCovers(path: string, header: IndexHeader, rank: RankInfo): void {
+  if (rank.worldSize === 1 || header.ranks === undefined) return;
+  if (header.world_size !== rank.worldSize) throw new Error(`${path}: the index of a run over ${header.world_size} ranks; this is rank ${rank.rank} of ${rank.worldSize}`);
+  if (!header.ranks.includes(rank.rank)) throw new Error(`${path}: the index of ranks ${rankList(header.ranks)} of ${header.world_size} does not include this rank (${rank.rank}): merge the indexes of every rank (midpack dedup merge)`);
 }

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
+import type { RankInfo } from '../../core/ranks.js';
 import { CountsWriter, mergeCountsFiles, type CountsHeader } from './counts-file.js';
 import { HashTable } from './hash-table.js';
 import { hashHex, loadSegmenter, sampleText, segmentParams, DEFAULT_MIN_CHARS } from './segments.js';
@@ -17,6 +18,8 @@ export interface CountOptions {
   workDir?: string;
   /** Runs merged at once; more runs merge in rounds. */
   fanIn?: number;
+  /** The rank whose documents these are: recorded in the counts file, checked at merges. */
+  rank?: RankInfo;
 }
 
 export const DEFAULT_MEMORY_MB = 512;
@@ -48,7 +51,7 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
       counter.add(doc, segment);
       ctx?.ledger.output();
     }
-    const summary = counter.finish(out, Math.max(2, options.fanIn ?? 64));
+    const summary = counter.finish(out, Math.max(2, options.fanIn ?? 64), options.rank);
     if (ctx) ctx.stats.mask_count = { ...summary.header, spilled_runs: summary.runs, table_slots: summary.table_slots, memory_mb: options.memoryMb ?? DEFAULT_MEMORY_MB };
     return summary;
   } finally {
@@ -108,7 +111,7 @@ export class SegmentCounter {
   }
 
   /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`. */
-  finish(out: string, fanIn: number): CountSummary {
+  finish(out: string, fanIn: number, rank?: RankInfo): CountSummary {
     if (this.table.size || this.runDocuments || !this.runs.length) this.spill();
     let level = this.runs;
     for (let round = 0; level.length > fanIn; round++) {
@@ -120,7 +123,7 @@ export class SegmentCounter {
       }
       level = next;
     }
-    const header = mergeCountsFiles(level, out, this.samples);
+    const header = mergeCountsFiles(level, out, this.samples, { rank });
     return { header, runs: this.runs.length, table_slots: this.slots };
   }
 

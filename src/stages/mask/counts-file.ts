@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { MinHeap } from '../../core/heap.js';
 import { hashHex, type SegmentParams } from './segments.js';
+import { checkRankSet, rankList, type RankInfo } from '../../core/ranks.js';
 
 /**
  * The counts file (one per rank, merged with `mask merge`), little-endian throughout:
@@ -36,6 +37,18 @@ export interface CountsHeader extends SegmentParams {
   /** How many samples the file holds (for the most frequent segments). */
   samples: number;
   samples_bytes: number;
+  /** The ranks whose documents these are, and the run's world size (absent: counts of no rank). */
+  ranks?: number[];
+  world_size?: number;
+  /** Ranks merged without (`mask merge --allow-missing-ranks`): these counts are not the whole run's. */
+  missing_ranks?: number[];
+}
+
+/** Which ranks a counts file covers (stamped on a rank's file, carried through merges). */
+export interface CountsRanks {
+  ranks: number[];
+  world_size: number;
+  missing_ranks?: number[];
 }
 
 export interface Sample {
@@ -127,7 +140,7 @@ export class CountsWriter {
   }
 
   /** `sampleText(hex)` gives the text for a top hash when one is known. */
-  close(documents: number, sampleText: (hashes: Set<string>) => Map<string, string>): CountsHeader {
+  close(documents: number, sampleText: (hashes: Set<string>) => Map<string, string>, ranks?: CountsRanks): CountsHeader {
     this.flush();
     const top = this.top.sorted();
     const texts = sampleText(new Set(top.map((t) => hashHex(t.hi, t.lo))));
@@ -149,6 +162,7 @@ export class CountsWriter {
       segment_occurrences: this.occurrences,
       samples: lines.length,
       samples_bytes: samples.length,
+      ...(ranks ? { ranks: ranks.ranks, world_size: ranks.world_size, ...(ranks.missing_ranks?.length ? { missing_ranks: ranks.missing_ranks } : {}) } : {}),
     };
     const head = encodeHeader(header, this.body.digest('hex'));
     writeSync(this.fd, head, 0, head.length, 0);
@@ -308,9 +322,10 @@ export function paramsOf(h: SegmentParams): SegmentParams {
  * of equal hashes (document counts add up because the inputs counted disjoint documents).
  * Memory: one read buffer per input plus the top-N samples.
  */
-export function mergeCountsFiles(inputs: string[], out: string, samples: number): CountsHeader {
+export function mergeCountsFiles(inputs: string[], out: string, samples: number, o: MergeCountsOptions = {}): CountsHeader {
   if (!inputs.length) throw new Error('mask merge: no counts files given');
   const headers = inputs.map(readCountsHeader);
+  const ranks = o.rank ? { ranks: [o.rank.rank], world_size: o.rank.worldSize } : mergedRanks(inputs, headers, o.allowMissingRanks ?? false);
   refuseDuplicates(inputs, headers);
   const params = paramsOf(headers[0]!);
   headers.forEach((h, i) => {
@@ -346,10 +361,44 @@ export function mergeCountsFiles(inputs: string[], out: string, samples: number)
         for (const s of readSamples(p, headers[i]!)) if (wanted.has(s.hash) && !texts.has(s.hash)) texts.set(s.hash, s.text);
       });
       return texts;
-    });
+    }, ranks);
   } catch (e) {
     writer.abort();
     throw e;
+  }
+}
+
+export interface MergeCountsOptions {
+  /** Stamp the result as this rank's counts (the last step of a rank's own count). */
+  rank?: RankInfo;
+  /** Merge ranked counts with ranks missing, recording them (default: refused, naming them). */
+  allowMissingRanks?: boolean;
+}
+
+/**
+ * The ranks merged counts cover: counts of ranks must be ranks 0..W-1 of one run, each once
+ * (checkRankSet); counts of no rank (`mask count` of a file set) merge as before, but never
+ * mixed with ranked ones.
+ */
+function mergedRanks(inputs: string[], headers: CountsHeader[], allowMissing: boolean): CountsRanks | undefined {
+  const ranked = headers.map((h, i) => ({ h, name: inputs[i]! })).filter(({ h }) => h.ranks !== undefined);
+  if (ranked.length === 0) return undefined;
+  const unranked = inputs.filter((_, i) => headers[i]!.ranks === undefined);
+  if (unranked.length) throw new Error(`mask merge: ${unranked.join(', ')} ${unranked.length > 1 ? 'are counts' : 'is counts'} of no rank, ${ranked[0]!.name} of rank ${ranked[0]!.h.ranks!.join(', ')}: merge the counts of one run's ranks`);
+  const set = checkRankSet('mask merge', ranked.map(({ h, name }) => ({ ranks: h.ranks!, worldSize: h.world_size!, name })), allowMissing);
+  return { ranks: set.ranks, world_size: set.worldSize, ...(set.missing.length ? { missing_ranks: set.missing } : {}) };
+}
+
+/**
+ * Phase pack's check: counts of several ranks must include this rank's documents, and come from
+ * a run of its world size; otherwise its masks would come from counts that never saw them.
+ */
+export function checkCountsCover(path: string, header: CountsHeader, rank: RankInfo): void {
+  if (rank.worldSize === 1) return;
+  if (header.ranks === undefined) throw new Error(`${path}: counts of no rank; rank ${rank.rank} of ${rank.worldSize} needs the merged counts of every rank (midpack mask merge OUT/rank-*/.run/mask-counts.bin)`);
+  if (header.world_size !== rank.worldSize) throw new Error(`${path}: counts of a run over ${header.world_size} ranks; this is rank ${rank.rank} of ${rank.worldSize}`);
+  if (!header.ranks.includes(rank.rank)) {
+    throw new Error(`${path}: the counts of ranks ${rankList(header.ranks)} of ${header.world_size} do not include this rank (${rank.rank}): its masks would not count its own documents; merge the counts of every rank`);
   }
 }
 

@@ -9,7 +9,7 @@ import { collect, defaultContext, fromArray } from '../../../src/core/stage.js';
 import { ownedBy } from '../../../src/core/ranks.js';
 import { stableId } from '../../../src/core/random.js';
 import { countDedup } from '../../../src/stages/hygiene/dedup-count.js';
-import { mergeIndexes } from '../../../src/stages/hygiene/dedup-index.js';
+import { checkIndexCovers, mergeIndexes, readIndexHeader } from '../../../src/stages/hygiene/dedup-index.js';
 import { dedupApply, dedupStage, loadDedupTables } from '../../../src/stages/hygiene/dedup-apply.js';
 import { resolveDedupOptions } from '../../../src/stages/hygiene/dedup-options.js';
 import { itemsOf } from '../../../src/stages/hygiene/items.js';
@@ -115,4 +115,25 @@ test('near-dedup finds the near-duplicate pairs of a truth corpus of real files 
   assert.ok(r.recall >= 0.9, `recall ${r.recall}`);
   assert.ok(r.precision >= 0.95, `precision ${r.precision}`);
   for (const edit of ['rename', 'reformat', 'lines', 'copy']) assert.ok(r.constructed[edit]!.found > 0, `${edit} pairs found`);
+});
+
+test('dedup indexes of ranks carry rank and world size: dedup merge refuses a missing rank naming it, --allow-missing-ranks records it, apply on that rank refuses the index', async () => {
+  const docs = corpus().slice(0, 20);
+  const options = resolveDedupOptions({});
+  const dir = mkdtempSync(join(tmp, 'ranked-'));
+  const index = async (r: number) => {
+    const path = join(dir, `rank${r}.index`);
+    const rank = { rank: r, worldSize: 3 };
+    await countDedup(fromArray(docs.filter((d) => ownedBy(rank)!(d.id))), path, { ...options, memoryMb: 8 }, defaultContext({ log: () => {} }), rank);
+    return path;
+  };
+  const [i0, i1, i2] = [await index(0), await index(1), await index(2)];
+  assert.deepEqual(readIndexHeader(i2).ranks, [2]);
+  assert.throws(() => mergeIndexes([i0, i2], join(dir, 'no1.index')), /dedup merge: missing rank 1 of 0\.\.2/);
+  assert.throws(() => mergeIndexes([i0, i1, i2, i1], join(dir, 'twice.index')), /rank 1 is given twice/);
+  const partial = mergeIndexes([i0, i2], join(dir, 'partial.index'), true);
+  assert.deepEqual([partial.ranks, partial.missing_ranks], [[0, 2], [1]]);
+  checkIndexCovers('partial.index', partial, { rank: 0, worldSize: 3 });
+  assert.throws(() => checkIndexCovers('partial.index', partial, { rank: 1, worldSize: 3 }), /does not include this rank \(1\)/);
+  assert.deepEqual(mergeIndexes([i2, i1, i0], join(dir, 'all.index')).ranks, [0, 1, 2]);
 });

@@ -13,6 +13,7 @@ import {
   loadFrequent,
   maskApply,
   mergeCountsFiles,
+  checkCountsCover,
   mergeSpans,
   readCountsHeader,
   readSamples,
@@ -326,4 +327,24 @@ test('HashTable sorts its keys as unsigned 64-bit numbers and grows without losi
   assert.equal(t.value(t.find(keys[4999]![0], keys[4999]![1])), 2);
   t.clear();
   assert.equal(t.find(keys[0]![0], keys[0]![1]), -1);
+});
+
+test('counts of ranks carry rank and world size: mask merge refuses a missing rank naming it, --allow-missing-ranks records it, and the missing rank refuses those counts', async () => {
+  const part = (r: number) => countTo(corpus.filter((_, i) => i % 3 === r), `ranked-${r}.counts`, { rank: { rank: r, worldSize: 3 } });
+  const [c0, c1, c2] = [await part(0), await part(1), await part(2)];
+  assert.deepEqual([readCountsHeader(c1).ranks, readCountsHeader(c1).world_size], [[1], 3]);
+  assert.throws(() => mergeCountsFiles([c0, c2], join(tmp, 'no1.counts'), 10), /mask merge: missing rank 1 of 0\.\.2/);
+  assert.throws(() => mergeCountsFiles([c0, c1, c1, c2], join(tmp, 'twice.counts'), 10), /rank 1 is given twice/);
+  const unranked = await countTo(corpus.slice(0, 5), 'unranked.counts');
+  assert.throws(() => mergeCountsFiles([c0, c1, c2, unranked], join(tmp, 'mixed.counts'), 10), /unranked\.counts is counts of no rank/);
+  const all = join(tmp, 'all-ranks.counts');
+  assert.deepEqual(mergeCountsFiles([c2, c0, c1], all, 10).ranks, [0, 1, 2]);
+  for (const r of [0, 1, 2]) checkCountsCover(all, readCountsHeader(all), { rank: r, worldSize: 3 });
+  const partial = join(tmp, 'partial.counts');
+  const h = mergeCountsFiles([c0, c2], partial, 10, { allowMissingRanks: true });
+  assert.deepEqual([h.ranks, h.missing_ranks], [[0, 2], [1]]);
+  assert.deepEqual(readCountsHeader(partial).missing_ranks, [1], 'recorded in the file');
+  checkCountsCover(partial, h, { rank: 2, worldSize: 3 });
+  assert.throws(() => checkCountsCover(partial, h, { rank: 1, worldSize: 3 }), /do not include this rank \(1\)/);
+  assert.throws(() => checkCountsCover(all, readCountsHeader(all), { rank: 1, worldSize: 4 }), /a run over 3 ranks; this is rank 1 of 4/);
 });
