@@ -71,6 +71,10 @@ export class CatFile {
 
   private async header(command: string): Promise<{ type: string; size: number } | undefined> {
     this.proc.stdin.write(command + '\n');
+    return this.readHeader();
+  }
+
+  private async readHeader(): Promise<{ type: string; size: number } | undefined> {
     const nl = await this.waitFor(() => this.buf.indexOf(10));
     const line = this.buf.subarray(0, nl).toString('utf8');
     this.buf = this.buf.subarray(nl + 1);
@@ -81,6 +85,15 @@ export class CatFile {
 
   async info(object: string): Promise<{ type: string; size: number } | undefined> {
     return this.header(`info ${object}`);
+  }
+
+  /** The headers of many objects, asked in one write and read back in order (no round trip each). */
+  async infoMany(objects: readonly string[]): Promise<({ type: string; size: number } | undefined)[]> {
+    if (objects.length === 0) return [];
+    this.proc.stdin.write(objects.map((o) => `info ${o}\n`).join(''));
+    const out: ({ type: string; size: number } | undefined)[] = [];
+    for (let i = 0; i < objects.length; i++) out.push(await this.readHeader());
+    return out;
   }
 
   async contents(object: string): Promise<Buffer | undefined> {

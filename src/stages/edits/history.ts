@@ -4,6 +4,8 @@ import { Rng } from '../../core/random.js';
 import { readJsonl } from '../../io/jsonl.js';
 import type { RepoFile } from '../repos/format.js';
 import { CatFile, git, gitLines } from './git.js';
+import { DiffTreeStream, patchKey, type RawEntry } from './git-patches.js';
+import { TreeFiles } from './tree-files.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
 import { decodeText } from '../fim/text.js';
@@ -50,19 +52,9 @@ export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
   granularity: 'commit',
 };
 
-interface RawEntry {
-  oldMode: string;
-  newMode: string;
-  oldSha: string;
-  newSha: string;
-  status: string;
-  oldPath: string;
-  newPath: string;
-}
-
 const ZERO = /^0+$/;
 
-/** Parses `git diff-tree -r -z --raw` output. */
+/** Parses `git diff-tree -r -z --raw` output (a commit whose patch was over the cap is listed this way). */
 function parseRaw(out: Buffer): RawEntry[] {
   const f = out.toString('utf8').split('\0');
   const entries: RawEntry[] = [];
@@ -84,26 +76,25 @@ function commitMessage(body: Buffer): string {
   return cut < 0 ? '' : text.slice(cut + 2).trim();
 }
 
-async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<{ text: string } | { reason: string }> {
+/** A blob's text; `asBytes` is false when decoding changed it (a UTF-8 BOM is dropped), so git's patch of it does not fit the text. */
+async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<{ text: string; asBytes: boolean } | { reason: string }> {
   const info = await cat.info(sha);
   if (!info) return { reason: 'missing_object' };
   if (info.size > maxBytes) return { reason: 'too_large' };
   const bytes = await cat.contents(sha);
   const text = bytes && decodeText(bytes);
-  return text === undefined ? { reason: 'binary' } : { text };
+  return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
 }
 
 /** Related files: unchanged regular files of the parent tree, same folders first, drawn by the seed. */
-async function relatedFiles(dir: string, cat: CatFile, parent: string, changed: Set<string>, n: number, rng: Rng, maxBytes: number): Promise<RepoFile[]> {
+async function relatedFiles(tree: TreeFiles, cat: CatFile, parent: string, changed: Set<string>, n: number, rng: Rng, maxBytes: number): Promise<RepoFile[]> {
   if (n <= 0) return [];
-  const out = (await git(dir, ['ls-tree', '-r', '-z', '--long', parent])).toString('utf8').split('\0');
   const folders = new Set([...changed].map((p) => dirname(p)));
   const near: { path: string; sha: string }[] = [];
   const far: { path: string; sha: string }[] = [];
-  for (const line of out) {
-    const m = /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
-    if (!m || changed.has(m[3]!) || Number(m[2]) > maxBytes) continue;
-    (folders.has(dirname(m[3]!)) ? near : far).push({ path: m[3]!, sha: m[1]! });
+  for (const f of await tree.list(parent)) {
+    if (changed.has(f.path) || f.size > maxBytes) continue;
+    (folders.has(dirname(f.path)) ? near : far).push({ path: f.path, sha: f.sha });
   }
   const picked: RepoFile[] = [];
   for (const pool of [rng.shuffle(near), rng.shuffle(far)]) {
@@ -116,14 +107,65 @@ async function relatedFiles(dir: string, cat: CatFile, parent: string, changed: 
   return picked;
 }
 
+/** The long-running git processes of one repository's walk. */
+interface RepoGit {
+  dir: string;
+  cat: CatFile;
+  patches: DiffTreeStream;
+  tree: TreeFiles;
+}
+
+/**
+ * A commit's changed text files, each with git's patch of it when the patch fits the texts; the
+ * others are counted dropped by reason into `files`. Undefined (and counted) when the commit
+ * changes more than `maxFiles` files.
+ */
+async function commitChanges(g: RepoGit, commit: string, label: string, opts: HistoryOptions, files: Ledger): Promise<{ changes: FileChange[]; bytes: number } | { files: number }> {
+  const out = await g.patches.commit(commit);
+  // Over the patch cap: the files are listed by one plain diff-tree, and get jsdiff's diff (bounded).
+  const raw = out.raw ?? parseRaw(await git(g.dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', '--root', commit]));
+  files.input(raw.length);
+  if (raw.length > opts.maxFiles) {
+    files.drop('commit_dropped', `${label}: ${raw.length} files`, raw.length);
+    return { files: raw.length };
+  }
+  const changes: FileChange[] = [];
+  let bytes = 0;
+  for (const e of raw) {
+    const name = `${label}: ${e.newPath}`;
+    if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
+    else if ([e.oldMode, e.newMode].includes('160000')) files.drop('submodule', name);
+    else {
+      const before = ZERO.test(e.oldSha) ? null : await readText(g.cat, e.oldSha, opts.maxFileBytes);
+      const after = ZERO.test(e.newSha) ? null : await readText(g.cat, e.newSha, opts.maxFileBytes);
+      const bad = [before, after].find((s) => s && 'reason' in s) as { reason: string } | undefined;
+      if (bad) files.drop(bad.reason, name);
+      else {
+        const b = before && 'text' in before ? before : null;
+        const a = after && 'text' in after ? after : null;
+        bytes += (b?.text.length ?? 0) + (a?.text.length ?? 0);
+        const change: FileChange = { oldPath: b === null ? null : e.oldPath, newPath: a === null ? null : e.newPath, before: b?.text ?? null, after: a?.text ?? null };
+        const patch = out.patches.get(patchKey(e.oldPath, e.newPath));
+        if (patch !== undefined && b?.asBytes !== false && a?.asBytes !== false) change.diff = patch;
+        if (b !== null && b.asBytes) change.blob = { repo: resolve(g.dir), sha: e.oldSha, mode: e.oldMode };
+        changes.push(change);
+      }
+    }
+  }
+  return { changes, bytes };
+}
+
 /**
  * Walks the commits of `rev` oldest first. Merges are dropped (their change is their
  * parents'), so are commits over the size limits and commits that change no text file.
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
+ * Four git processes per repository whatever its length: rev-list, one diff-tree --stdin for
+ * the patches, one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
  */
 export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger): AsyncIterable<EditUnit> {
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
+  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)), tree: new TreeFiles(cat) };
   try {
     let n = 0;
     for await (const line of gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev])) {
@@ -137,32 +179,12 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
         continue;
       }
       const parent = parents[0];
-      const raw = parseRaw(await git(dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', ...(parent ? [parent, commit] : ['--root', commit])]));
-      files.input(raw.length);
-      if (raw.length > opts.maxFiles) {
-        files.drop('commit_dropped', `${label}: ${raw.length} files`, raw.length);
-        yield { label, drop: 'too_large', message: `${label} changes ${raw.length} files (limit ${opts.maxFiles})` };
+      const got = await commitChanges(g, commit, label, opts, files);
+      if ('files' in got) {
+        yield { label, drop: 'too_large', message: `${label} changes ${got.files} files (limit ${opts.maxFiles})` };
         continue;
       }
-      const changes: FileChange[] = [];
-      let bytes = 0;
-      for (const e of raw) {
-        const name = `${label}: ${e.newPath}`;
-        if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
-        else if ([e.oldMode, e.newMode].includes('160000')) files.drop('submodule', name);
-        else {
-          const before = ZERO.test(e.oldSha) ? null : await readText(cat, e.oldSha, opts.maxFileBytes);
-          const after = ZERO.test(e.newSha) ? null : await readText(cat, e.newSha, opts.maxFileBytes);
-          const bad = [before, after].find((s) => s && 'reason' in s) as { reason: string } | undefined;
-          if (bad) files.drop(bad.reason, name);
-          else {
-            const b = before && 'text' in before ? before.text : null;
-            const a = after && 'text' in after ? after.text : null;
-            bytes += (b?.length ?? 0) + (a?.length ?? 0);
-            changes.push({ oldPath: b === null ? null : e.oldPath, newPath: a === null ? null : e.newPath, before: b, after: a });
-          }
-        }
-      }
+      const { changes, bytes } = got;
       if (changes.length === 0) {
         yield { label, drop: 'no_text_changes', message: `${label} changes no text file` };
         continue;
@@ -176,7 +198,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       const description = commitMessage((await cat.contents(commit)) ?? Buffer.alloc(0));
       const changed = new Set(changes.flatMap((c) => [c.oldPath, c.newPath].filter((p): p is string => p !== null)));
       const rng = new Rng(seed, 'edits', repo, commit);
-      const related = parent ? await relatedFiles(dir, cat, parent, changed, opts.related, rng, opts.maxFileBytes) : [];
+      const related = parent ? await relatedFiles(g.tree, cat, parent, changed, opts.related, rng, opts.maxFileBytes) : [];
       const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before! }));
       const context = rng.shuffle([...beforeFiles, ...related]);
       const base = { repo, commit, description, context };
@@ -187,9 +209,13 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       yield { label, changeSets };
     }
   } finally {
+    g.patches.close();
     cat.close();
   }
 }
+
+/** A commit's patch text held at most: its kept text is at most maxCommitBytes, twice that with context and headers, plus room for dropped files' headers. */
+const patchCap = (opts: HistoryOptions) => Math.min(2 * opts.maxCommitBytes + (1 << 20), 1 << 30);
 
 /**
  * Rows with `before`, `after` and `description` (optional `path`, `repo`, `id`, and `context`:

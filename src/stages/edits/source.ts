@@ -16,7 +16,14 @@ import type { EditsOptions } from './options.js';
  */
 export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext): AsyncIterable<Doc> {
   const files = new Ledger();
-  yield* editSamples(editUnits(inputs, options, ctx, files), options.edit, ctx);
+  // Bundles are cloned below the context's work folder, or a temporary one this source removes
+  // when its last samples are checked (git apply --check reads the clone's blobs).
+  const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
+  try {
+    yield* editSamples(editUnits(inputs, options, ctx, files, ownTmp), options.edit, ctx);
+  } finally {
+    if (ownTmp) rmSync(ownTmp, { recursive: true, force: true });
+  }
   (ctx.stats.edits as EditStats & { files?: unknown }).files = files.toJSON();
 }
 
@@ -25,25 +32,19 @@ export const isGitRepo = (dir: string): boolean => {
   return st?.isDirectory() === true && (existsSync(join(dir, '.git')) || statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true);
 };
 
-async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger): AsyncIterable<EditUnit> {
+async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger, ownTmp: string | undefined): AsyncIterable<EditUnit> {
   const history = { ...o.history, owns: ctx.owns };
-  // Bundles are cloned below the context's work folder, or a temporary one this source removes.
-  const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
-  try {
-    for (const input of inputs) {
-      if (input.endsWith('.bundle')) {
-        const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
-        yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files);
-      } else if (isGitRepo(input)) {
-        yield* historyUnits(input, history, ctx.seed, ctx.ledger, files);
-      } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
-      } else {
-        yield* rowUnits(input, ctx.ledger, ctx.owns);
-      }
+  for (const input of inputs) {
+    if (input.endsWith('.bundle')) {
+      const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
+      yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files);
+    } else if (isGitRepo(input)) {
+      yield* historyUnits(input, history, ctx.seed, ctx.ledger, files);
+    } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
+    } else {
+      yield* rowUnits(input, ctx.ledger, ctx.owns);
     }
-  } finally {
-    if (ownTmp) rmSync(ownTmp, { recursive: true, force: true });
   }
 }
 

@@ -100,15 +100,21 @@ export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly
 }
 
 /** A changed region in line indices: old lines [os, oe) became new lines [ns, ne). */
-interface Region {
+export interface Region {
   os: number;
   oe: number;
   ns: number;
   ne: number;
 }
 
-/** Changed regions between two line lists: common ends trimmed first, jsdiff for the rest. */
-function changedRegions(oldL: readonly string[], newL: readonly string[], oneRegion: boolean): Region[] {
+/**
+ * The bound on jsdiff's work for the changed regions (inserted plus deleted lines), where no
+ * diff is given: Myers' algorithm costs O((N+M)·D), so past it the change is refused by reason.
+ */
+export const REGIONS_MAX_EDIT_LENGTH = 2000;
+
+/** Changed regions between two line lists: common ends trimmed first, jsdiff (bounded) for the rest; undefined past the bound. */
+function changedRegions(oldL: readonly string[], newL: readonly string[], oneRegion: boolean): Region[] | undefined {
   let head = 0;
   while (head < oldL.length && head < newL.length && oldL[head] === newL[head]) head++;
   let tail = 0;
@@ -121,7 +127,9 @@ function changedRegions(oldL: readonly string[], newL: readonly string[], oneReg
   let o = head;
   let n = head;
   let open: Region | undefined;
-  for (const c of diffArrays(oldMid, newMid)) {
+  const parts = diffArrays(oldMid, newMid, { maxEditLength: REGIONS_MAX_EDIT_LENGTH });
+  if (!parts) return undefined;
+  for (const c of parts) {
     const count = c.value.length;
     if (!c.added && !c.removed) {
       if (open) regions.push(open);
@@ -143,9 +151,13 @@ export interface BuildBlocksOptions {
   maxContextLines: number;
   /** One block for the whole change (S&R FIM restores one span), not one per changed region. */
   oneBlock?: boolean;
+  /** The changed regions when a diff already gives them (git's hunks, see edits/git-diff.ts regionsOfDiff). */
+  regions?: Region[];
 }
 
-export type BuildResult = { blocks: EditBlock[] } | { reason: 'sr_not_unique' | 'sr_final_newline_change' | 'sr_marker_in_text' | 'sr_no_change'; message: string };
+export type BuildResult =
+  | { blocks: EditBlock[] }
+  | { reason: 'sr_not_unique' | 'sr_final_newline_change' | 'sr_marker_in_text' | 'sr_no_change' | 'sr_diff_over_bound'; message: string };
 
 const withFinalNewline = (t: string) => (t.length > 0 && !t.endsWith('\n') ? t + '\n' : t);
 
@@ -166,7 +178,8 @@ export function buildBlocks(path: string, before: string | undefined, after: str
   }
   const oldL = splitLines(withFinalNewline(before));
   const newL = splitLines(withFinalNewline(after));
-  const regions = changedRegions(oldL, newL, opts.oneBlock ?? false);
+  const regions = opts.regions ?? changedRegions(oldL, newL, opts.oneBlock ?? false);
+  if (!regions) return { reason: 'sr_diff_over_bound', message: `${path}: the change is over ${REGIONS_MAX_EDIT_LENGTH} changed lines` };
   const blocks: EditBlock[] = [];
   let doneOld = 0; // old lines before this index are already covered by emitted blocks
   let doneNew = 0;
