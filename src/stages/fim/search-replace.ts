@@ -1,5 +1,6 @@
 import { diffArrays } from 'diff';
-import { countOccurrences, splitLines } from './text.js';
+import { LineIndex } from './line-index.js';
+import { splitLines } from './text.js';
 
 /**
  * Edit blocks in the Aider SEARCH/REPLACE convention:
@@ -77,7 +78,11 @@ export function parseBlocks(text: string): { blocks: EditBlock[]; rest: number }
 
 export type Files = Map<string, string>;
 
-/** Applies blocks to files (path → text); returns the new files or the reason it cannot. */
+/**
+ * Applies blocks to files (path → text); returns the new files or the reason it cannot. Each
+ * SEARCH is found by position: its first place, then whether there is a second one after it
+ * (two scans of the file at most, no count of every occurrence), and replaced there.
+ */
 export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly EditBlock[]): Files | { error: string } {
   const out = new Map(files);
   for (const [k, b] of blocks.entries()) {
@@ -90,9 +95,9 @@ export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly
     if (text === undefined) return { error: `block ${k + 1} (${b.path}): no such file` };
     const noFinalNewline = text.length > 0 && !text.endsWith('\n');
     const work = noFinalNewline ? text + '\n' : text;
-    const n = countOccurrences(work, b.search);
-    if (n !== 1) return { error: `block ${k + 1} (${b.path}): SEARCH ${n === 0 ? 'not found' : 'occurs more than once'}` };
     const at = work.indexOf(b.search);
+    if (at < 0) return { error: `block ${k + 1} (${b.path}): SEARCH not found` };
+    if (work.indexOf(b.search, at + 1) >= 0) return { error: `block ${k + 1} (${b.path}): SEARCH occurs more than once` };
     const result = work.slice(0, at) + b.replace + work.slice(at + b.search.length);
     out.set(b.path, noFinalNewline && result.endsWith('\n') ? result.slice(0, -1) : result);
   }
@@ -146,6 +151,28 @@ function changedRegions(oldL: readonly string[], newL: readonly string[], oneReg
   return regions;
 }
 
+/**
+ * How often (0, 1, or 2 for "more") the block's lines occur in the file as the earlier blocks
+ * left it: the new lines [0, doneNew), then the old lines [doneOld, end). Counted in each part
+ * with its line index, plus the places that straddle the seam (checked line by line).
+ */
+function occurrences(oldIdx: LineIndex, newIdx: LineIndex | undefined, search: readonly string[], doneOld: number, doneNew: number): number {
+  let n = oldIdx.find(search, doneOld).length;
+  if (!newIdx || doneNew === 0) return n;
+  n += newIdx.find(search, 0, doneNew).length;
+  const k = search.length;
+  const oldL = oldIdx.lines;
+  const newL = newIdx.lines;
+  for (let i = Math.max(0, doneNew - k + 1); i < doneNew && n < 2; i++) {
+    const m = doneNew - i; // lines of the block in the new part; the other k - m start at doneOld
+    if (doneOld + k - m > oldL.length || !newL[i]!.endsWith(search[0]!)) continue;
+    let same = true;
+    for (let j = 1; j < k && same; j++) same = (j < m ? newL[i + j] : oldL[doneOld + j - m]) === search[j];
+    if (same) n++;
+  }
+  return Math.min(n, 2);
+}
+
 export interface BuildBlocksOptions {
   /** Context lines a block may take on each side to make its SEARCH unique. */
   maxContextLines: number;
@@ -181,6 +208,8 @@ export function buildBlocks(path: string, before: string | undefined, after: str
   const regions = opts.regions ?? changedRegions(oldL, newL, opts.oneBlock ?? false);
   if (!regions) return { reason: 'sr_diff_over_bound', message: `${path}: the change is over ${REGIONS_MAX_EDIT_LENGTH} changed lines` };
   const blocks: EditBlock[] = [];
+  const oldIdx = new LineIndex(oldL);
+  let newIdx: LineIndex | undefined; // made when a second block needs the new lines before it
   let doneOld = 0; // old lines before this index are already covered by emitted blocks
   let doneNew = 0;
   for (let r = 0; r < regions.length; r++) {
@@ -197,9 +226,9 @@ export function buildBlocks(path: string, before: string | undefined, after: str
         r++;
         continue;
       }
-      const search = oldL.slice(s0, s1).join('');
-      const current = newL.slice(0, doneNew).join('') + oldL.slice(doneOld).join('');
-      if (search !== '' && countOccurrences(current, search) === 1) {
+      const searchLines = oldL.slice(s0, s1);
+      if (searchLines.length > 0 && occurrences(oldIdx, (newIdx ??= doneNew > 0 ? new LineIndex(newL) : undefined), searchLines, doneOld, doneNew) === 1) {
+        const search = searchLines.join('');
         const lead = reg.os - s0;
         const afterCtx = s1 - reg.oe;
         const replace = newL.slice(reg.ns - lead, reg.ne + afterCtx).join('');
