@@ -22,7 +22,7 @@ import { sourceEntry, stageEntry } from './registry.js';
 import { availableParallelism } from 'node:os';
 import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
-import { StageTimes, startPhase, stageTime, type StageTime } from './stage-times.js';
+import { Clock, StageTimes, startPhase, stageTime, type StageTime } from './stage-times.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -245,7 +245,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   const fault = faultPoint();
   const times = new StageTimes();
   const phase = startPhase();
-  const write = { wall: 0, cpu: 0 };
+  const write = new Clock();
   let stagesWall = 0;
   let stagesCpu = 0;
   async function* all(): AsyncIterable<Doc> {
@@ -266,12 +266,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       }
       if (cfg.mixture) docs = mapDocs(docs, (d) => tagged(d, source.name));
       for await (const d of docs) {
-        const w0 = performance.now();
-        const c0 = process.cpuUsage();
-        await writer.write(docToJson(d));
-        write.wall += (performance.now() - w0) / 1000;
-        const c1 = process.cpuUsage(c0);
-        write.cpu += (c1.user + c1.system) / 1e6;
+        await write.time(() => writer.write(docToJson(d)));
         documents++;
         bytes += Buffer.byteLength(d.text);
         fault('docs');

@@ -34,7 +34,7 @@ export const DEFAULT_EDIT_OPTIONS: EditOptions = {
   formats: { mode: 'all', weights: { sr: 1, diff: 1 } },
   maskPrompt: false,
   maxContextLines: 20,
-  gitBatch: 64,
+  gitBatch: 256,
   gitCheck: true,
 };
 
