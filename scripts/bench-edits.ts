@@ -42,7 +42,7 @@ function countingGit(): { bin: string; counter: string } {
   mkdirSync(bin, { recursive: true });
   const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
   const counter = join(dir, 'git-starts');
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$1 $2 $3" >> "${counter}"\nexec "${real}" "$@"\n`);
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$1 $2 $3 $4 $5" >> "${counter}"\nexec "${real}" "$@"\n`);
   chmodSync(join(bin, 'git'), 0o755);
   return { bin, counter };
 }
@@ -70,7 +70,7 @@ function runEdits(root: string, repo: string, name: string): Measure {
   const byCommand: Record<string, number> = {};
   for (const s of starts) {
     const words = s.split(' ');
-    const cmd = words[0] === '-C' ? words[2]! : words[0]!;
+    const cmd = words[0] === '-C' ? (words[2] === '-c' ? words[4]! : words[2]!) : words[0]!;
     byCommand[cmd] = (byCommand[cmd] ?? 0) + 1;
   }
   const lines = r.stderr.trim().split('\n');

@@ -24,6 +24,7 @@ export interface RawEntry {
 }
 
 const SENTINEL = '#midpack-end';
+const NL = Buffer.from('\n');
 
 export const patchKey = (oldPath: string, newPath: string) => `${oldPath}\0${newPath}`;
 
@@ -81,12 +82,22 @@ export function splitPatch(patch: string): Map<string, string> {
   return out;
 }
 
-/** The long-running `git diff-tree --stdin` of one repository. Use one commit at a time. */
+/**
+ * The long-running `git diff-tree --stdin` of one repository. Commits may be asked ahead
+ * (`prefetch`): git diffs them while the caller works on earlier ones; outputs come back in
+ * the order asked, each cut at its marker line.
+ */
 export class DiffTreeStream {
   private readonly proc: ChildProcessWithoutNullStreams;
-  private chunks: Buffer[] = [];
-  private size = 0;
+  /** Asked, in order; the first is the one whose output is being read. */
+  private readonly asked: { seq: number; marker: Buffer }[] = [];
+  private readonly seqOf = new Map<string, number>();
+  private readonly done = new Map<number, string | undefined>();
+  private cur: Buffer[] = [];
+  private curSize = 0;
   private overflow = false;
+  /** The last bytes of the output being read (a '\n' before its first byte), to find a marker cut between chunks. */
+  private tail = NL;
   private seq = 0;
   private wake: (() => void) | undefined;
   private failed: Error | undefined;
@@ -100,13 +111,7 @@ export class DiffTreeStream {
     args.push('--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/');
     this.proc = spawn('git', args);
     this.proc.stdout.on('data', (d: Buffer) => {
-      this.size += d.length;
-      this.chunks.push(d);
-      if (this.size > this.maxBytes) {
-        // Over the cap: only a tail long enough to hold the end marker is kept.
-        this.overflow = true;
-        this.chunks = [Buffer.concat(this.chunks.slice(-2)).subarray(-128)];
-      }
+      this.take(d);
       this.wake?.();
     });
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr = (this.stderr + d).slice(-4000)));
@@ -119,30 +124,62 @@ export class DiffTreeStream {
     this.proc.stdin.on('error', fail);
   }
 
-  /** Whether the output so far ends with the marker line (only the last bytes are looked at). */
-  private ended(marker: string): boolean {
-    let tail = Buffer.alloc(0);
-    for (let i = this.chunks.length - 1; i >= 0 && tail.length <= marker.length; i--) tail = Buffer.concat([this.chunks[i]!, tail]);
-    const t = tail.toString('latin1');
-    return t === marker || (t.endsWith('\n' + marker) && (this.size > marker.length || this.overflow));
+  /** Cuts the output at the markers of the commits asked, in order. */
+  private take(d: Buffer): void {
+    let buf = d;
+    while (buf.length > 0) {
+      const head = this.asked[0];
+      if (!head) return; // nothing asked: git writes nothing
+      const joined = Buffer.concat([this.tail, buf]);
+      const i = joined.indexOf(Buffer.concat([NL, head.marker]));
+      if (i < 0) {
+        this.append(buf);
+        return;
+      }
+      const at = i + 1 - this.tail.length; // where the marker starts in buf (< 0: in bytes already kept)
+      if (at > 0) this.append(buf.subarray(0, at));
+      else if (at < 0 && !this.overflow) this.cur = [Buffer.concat(this.cur).subarray(0, this.curSize + at)];
+      this.done.set(head.seq, this.overflow ? undefined : Buffer.concat(this.cur).toString('utf8'));
+      this.asked.shift();
+      [this.cur, this.curSize, this.overflow, this.tail] = [[], 0, false, NL];
+      buf = buf.subarray(at + head.marker.length);
+    }
+  }
+
+  private append(b: Buffer): void {
+    this.curSize += b.length;
+    this.tail = Buffer.concat([this.tail, b]).subarray(-40);
+    if (this.curSize > this.maxBytes) {
+      // Over the cap: the commit's output is not kept (memory stays bounded by the cap).
+      this.overflow = true;
+      this.cur = [];
+    } else this.cur.push(b);
+  }
+
+  /** Asks git for a commit's diff now, to be taken later with `commit`. */
+  prefetch(commit: string): void {
+    if (this.seqOf.has(commit)) return;
+    const seq = ++this.seq;
+    const marker = Buffer.from(`${SENTINEL} ${seq}\n`);
+    this.seqOf.set(commit, seq);
+    this.asked.push({ seq, marker });
+    this.proc.stdin.write(`${commit}\n${marker.toString('latin1')}`);
   }
 
   /** The commit's raw entries and patches; `raw` is undefined when its output was over the cap. */
   async commit(commit: string): Promise<{ raw?: RawEntry[]; patches: Map<string, string> }> {
-    const marker = `${SENTINEL} ${++this.seq}\n`;
-    this.proc.stdin.write(`${commit}\n${marker}`);
-    while (!this.ended(marker)) {
+    this.prefetch(commit);
+    const seq = this.seqOf.get(commit)!;
+    while (!this.done.has(seq)) {
       if (this.failed) throw this.failed;
       await new Promise<void>((r) => (this.wake = r));
       this.wake = undefined;
     }
-    const overflow = this.overflow;
-    const text = overflow ? '' : Buffer.concat(this.chunks).toString('utf8');
-    this.chunks = [];
-    this.size = 0;
-    this.overflow = false;
-    if (overflow) return { patches: new Map() };
-    const body = text.slice(0, text.length - marker.length);
+    const text = this.done.get(seq);
+    this.done.delete(seq);
+    this.seqOf.delete(commit);
+    if (text === undefined) return { patches: new Map() };
+    const body = text;
     const blank = body.indexOf('\n\n');
     const raw = parseRawLines((blank < 0 ? body : body.slice(0, blank)).split('\n'));
     return { raw, patches: blank < 0 ? new Map() : splitPatch(body.slice(blank + 2)) };

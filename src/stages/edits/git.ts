@@ -97,7 +97,21 @@ export class CatFile {
   }
 
   async contents(object: string): Promise<Buffer | undefined> {
-    const h = await this.header(`contents ${object}`);
+    this.proc.stdin.write(`contents ${object}\n`);
+    return this.readContents();
+  }
+
+  /** The contents of many objects, asked in one write and read back in order. */
+  async contentsMany(objects: readonly string[]): Promise<(Buffer | undefined)[]> {
+    if (objects.length === 0) return [];
+    this.proc.stdin.write(objects.map((o) => `contents ${o}\n`).join(''));
+    const out: (Buffer | undefined)[] = [];
+    for (let i = 0; i < objects.length; i++) out.push(await this.readContents());
+    return out;
+  }
+
+  private async readContents(): Promise<Buffer | undefined> {
+    const h = await this.readHeader();
     if (!h) return undefined;
     await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1));
     const body = Buffer.from(this.buf.subarray(0, h.size));

@@ -76,14 +76,42 @@ function commitMessage(body: Buffer): string {
   return cut < 0 ? '' : text.slice(cut + 2).trim();
 }
 
+type BlobText = { text: string; asBytes: boolean } | { reason: string };
+
 /** A blob's text; `asBytes` is false when decoding changed it (a UTF-8 BOM is dropped), so git's patch of it does not fit the text. */
-async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<{ text: string; asBytes: boolean } | { reason: string }> {
-  const info = await cat.info(sha);
-  if (!info) return { reason: 'missing_object' };
-  if (info.size > maxBytes) return { reason: 'too_large' };
-  const bytes = await cat.contents(sha);
+function blobText(bytes: Buffer | undefined): BlobText {
   const text = bytes && decodeText(bytes);
   return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
+}
+
+async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<BlobText> {
+  return (await readTexts(cat, [sha], maxBytes)).get(sha)!;
+}
+
+/** Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB. */
+async function readTexts(cat: CatFile, shas: readonly string[], maxBytes: number): Promise<Map<string, BlobText>> {
+  const unique = [...new Set(shas)];
+  const infos = await cat.infoMany(unique);
+  const out = new Map<string, BlobText>();
+  let group: string[] = [];
+  let groupBytes = 0;
+  const readGroup = async () => {
+    const bodies = await cat.contentsMany(group);
+    group.forEach((sha, i) => out.set(sha, blobText(bodies[i])));
+    [group, groupBytes] = [[], 0];
+  };
+  for (const [i, sha] of unique.entries()) {
+    const info = infos[i];
+    if (!info) out.set(sha, { reason: 'missing_object' });
+    else if (info.size > maxBytes) out.set(sha, { reason: 'too_large' });
+    else {
+      group.push(sha);
+      groupBytes += info.size;
+      if (groupBytes >= 1 << 20) await readGroup();
+    }
+  }
+  if (group.length) await readGroup();
+  return out;
 }
 
 /** Related files: unchanged regular files of the parent tree, same folders first, drawn by the seed. */
@@ -131,13 +159,15 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
   }
   const changes: FileChange[] = [];
   let bytes = 0;
+  const special = (e: RawEntry) => [e.oldMode, e.newMode].some((m) => m === '120000' || m === '160000');
+  const texts = await readTexts(g.cat, raw.filter((e) => !special(e)).flatMap((e) => [e.oldSha, e.newSha].filter((s) => !ZERO.test(s))), opts.maxFileBytes);
   for (const e of raw) {
     const name = `${label}: ${e.newPath}`;
     if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
     else if ([e.oldMode, e.newMode].includes('160000')) files.drop('submodule', name);
     else {
-      const before = ZERO.test(e.oldSha) ? null : await readText(g.cat, e.oldSha, opts.maxFileBytes);
-      const after = ZERO.test(e.newSha) ? null : await readText(g.cat, e.newSha, opts.maxFileBytes);
+      const before = ZERO.test(e.oldSha) ? null : texts.get(e.oldSha)!;
+      const after = ZERO.test(e.newSha) ? null : texts.get(e.newSha)!;
       const bad = [before, after].find((s) => s && 'reason' in s) as { reason: string } | undefined;
       if (bad) files.drop(bad.reason, name);
       else {
@@ -168,7 +198,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
   const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)), tree: new TreeFiles(cat) };
   try {
     let n = 0;
-    for await (const line of gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev])) {
+    for await (const line of prefetched(gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev]), g.patches, opts)) {
       if (n++ >= opts.maxCommits) break;
       const [commit, ...parents] = line.trim().split(' ') as [string, ...string[]];
       if (opts.owns && !opts.owns(`commit:${commit}`)) continue; // another rank's commit
@@ -212,6 +242,26 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
     g.patches.close();
     cat.close();
   }
+}
+
+/** Commits asked of diff-tree ahead of their turn, so git diffs them while earlier ones become samples. */
+const PREFETCH_COMMITS = 16;
+
+/** The rev-list lines, each yielded once the diffs of up to PREFETCH_COMMITS later commits (this rank's, not merges, within maxCommits) are asked. */
+async function* prefetched(lines: AsyncIterable<string>, patches: DiffTreeStream, opts: HistoryOptions): AsyncIterable<string> {
+  const ahead: string[] = [];
+  let seen = 0;
+  const ask = (line: string) => {
+    const [commit, ...parents] = line.trim().split(' ');
+    if (seen++ < opts.maxCommits && parents.length <= 1 && (!opts.owns || opts.owns(`commit:${commit}`))) patches.prefetch(commit!);
+  };
+  for await (const line of lines) {
+    ask(line);
+    ahead.push(line);
+    if (ahead.length > PREFETCH_COMMITS) yield ahead.shift()!;
+    if (seen > opts.maxCommits + PREFETCH_COMMITS) break;
+  }
+  yield* ahead;
 }
 
 /** A commit's patch text held at most: its kept text is at most maxCommitBytes, twice that with context and headers, plus room for dropped files' headers. */

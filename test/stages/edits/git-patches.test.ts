@@ -76,6 +76,12 @@ test("git diff-tree --stdin gives each commit's raw entries and git's own patch 
       }
       assert.deepEqual(got.raw!.map((e) => [e.status, e.oldPath, e.newPath]), entries);
     }
+    // Asked all at once ahead (git diffs them while earlier ones are read): the same outputs, in order.
+    const ahead = new DiffTreeStream(dir, 1 << 24);
+    const all = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
+    for (const c of all) ahead.prefetch(c);
+    for (const c of all) assert.deepEqual(await ahead.commit(c), await stream.commit(c));
+    ahead.close();
     // A commit over the cap gives no patch, and the stream goes on with the next one.
     const small = new DiffTreeStream(dir, 64);
     const [first, second] = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
