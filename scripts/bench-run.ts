@@ -110,25 +110,30 @@ function comparePrepared(a: string, b: string): string {
   const other = new Map(y.map((d) => [d.id, d]));
   const differ: Record<string, number> = {};
   const only: Record<string, number> = {};
+  const named: string[] = [];
   for (const d of x) {
     const o = other.get(d.id);
     const k = d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind;
     if (!o) only[`this:${k}`] = (only[`this:${k}`] ?? 0) + 1;
     else if (o.text !== d.text) differ[k] = (differ[k] ?? 0) + 1;
+    if ((!o || o.text !== d.text) && d.kind !== 'edit' && named.length < 5) named.push(`${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
     other.delete(d.id);
   }
+  for (const d of other.values()) if (d.kind !== 'edit' && named.length < 5) named.push(`baseline only: ${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
   for (const d of other.values()) only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] = (only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] ?? 0) + 1;
   const sameOrder = x.length === y.length && x.every((d, i) => d.id === y[i]!.id);
-  return `prepared documents: ${x.length} against ${y.length}, same ids in the same order: ${sameOrder}; only in one: ${JSON.stringify(only)}; texts that differ, by kind: ${JSON.stringify(differ)}`;
+  return `prepared documents: ${x.length} against ${y.length}, same ids in the same order: ${sameOrder}; only in one: ${JSON.stringify(only)}; texts that differ, by kind: ${JSON.stringify(differ)}${named.length ? `; not edits: ${named.join('; ')}` : ''}`;
 }
 
-function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number } {
+/** Wall seconds, peak RSS, and CPU seconds (user + system, its git processes included). */
+function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number; cpu: number } {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...cmd], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...cmd], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const lines = r.stderr.trim().split('\n');
-  return { seconds, stdout: r.stdout, maxRssMB: Number(lines[lines.length - 1]) / 1024 };
+  const [rss, user, sys] = lines[lines.length - 1]!.split(' ').map(Number) as [number, number, number];
+  return { seconds, stdout: r.stdout, maxRssMB: rss / 1024, cpu: user + sys };
 }
 
 const { config, baselineConfig, bytes } = await buildInputs();
@@ -158,9 +163,9 @@ const stageLines = Object.entries((report.stage_times ?? {}) as Record<string, {
 );
 process.stdout.write(
   [
-    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB`,
+    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s (CPU ${run.cpu.toFixed(1)} s)  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB`,
     ...stageLines,
-    `pack phase alone (same documents)   ${packAlone.seconds.toFixed(1)} s  peak RSS ${packAlone.maxRssMB.toFixed(0)} MB; on 1 worker ${packOne.seconds.toFixed(1)} s`,
+    `pack phase alone (same documents)   ${packAlone.seconds.toFixed(1)} s (CPU ${packAlone.cpu.toFixed(1)} s)  peak RSS ${packAlone.maxRssMB.toFixed(0)} MB; on 1 worker ${packOne.seconds.toFixed(1)} s`,
     `run / pack phase alone:             ${(run.seconds / packAlone.seconds).toFixed(2)}  (target <= 2)`,
     `output identical: run ${runHash}, pack alone ${packHash}, pack alone on 1 worker ${oneHash}: ${runHash === packHash && packHash === oneHash}`,
     `tokenization alone (same documents) ${tok.seconds.toFixed(1)} s  ${mb(preparedBytes, tok.seconds)} MB/s, ${Math.round(tokMeasure.tokens / tok.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${tok.maxRssMB.toFixed(0)} MB`,
@@ -176,8 +181,8 @@ if (baseline) {
   const base = timed([join(baseline, 'dist', 'src', 'cli', 'main.js'), 'run', baselineConfig, '--workers', String(workers), '--keep-work', '--no-progress']);
   process.stdout.write(
     [
-      `baseline run (${baseline})  ${base.seconds.toFixed(1)} s  peak RSS ${base.maxRssMB.toFixed(0)} MB`,
-      `speed-up of the run, this / baseline: ${(base.seconds / run.seconds).toFixed(2)}x  (target >= 3)`,
+      `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB`,
+      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 3)`,
       comparePrepared(prepared, join(baseOut, '.run', 'docs.jsonl')),
     ].join('\n') + '\n',
   );
