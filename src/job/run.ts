@@ -22,7 +22,7 @@ import { sourceEntry, stageEntry } from './registry.js';
 import { availableParallelism } from 'node:os';
 import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
-import { Clock, StageTimes, startPhase, stageTime, type StageTime } from './stage-times.js';
+import { Clock, StageTimes, startPhase, stageTime, timesInReport, type StageTime } from './stage-times.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -161,7 +161,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     const ledger = new Ledger();
     ledger.printDrops('run');
     const docs = masked(readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger), stages);
-    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, stageTimes: times });
+    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, ...(timesInReport() ? { stageTimes: times } : {}) });
   }
   Object.defineProperty(times, 'pack', { enumerable: true, value: phase.stop(prepared.documents, preparedBytes) });
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });

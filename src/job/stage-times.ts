@@ -148,3 +148,13 @@ export function startPhase(): { stop: (documents: number, bytes: number) => Stag
 export function stageTimeLine(name: string, t: StageTime): string {
   return `${name}: ${t.documents.toLocaleString('en-US')} documents, ${(t.bytes / 1e6).toFixed(1)} MB in ${t.wall_s.toFixed(1)} s (CPU ${t.cpu_s.toFixed(1)} s), ${t.docs_per_s.toFixed(0)} docs/s, ${t.mb_per_s.toFixed(2)} MB/s`;
 }
+
+/**
+ * Whether report.json and report.html carry the measured times. A reproducible run
+ * (SOURCE_DATE_EPOCH set: the reproducible-builds convention report.html already follows for its
+ * date) leaves them out, so both files are the same bytes on every rerun; the run summary, the
+ * progress lines and OUT/.run/prepared.json still have them.
+ */
+export function timesInReport(): boolean {
+  return !process.env.SOURCE_DATE_EPOCH;
+}
