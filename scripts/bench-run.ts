@@ -105,19 +105,28 @@ function outputHashes(out: string): string {
 /** The prepared documents of two runs compared: ids in order, and the texts that differ by kind. */
 function comparePrepared(a: string, b: string): string {
   const read = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; kind: string; text: string; meta: { format?: string } });
-  const x = read(a);
-  const y = read(b);
-  const other = new Map(y.map((d) => [d.id, d]));
+  // A document's key: its id and which one of that id it is (a repository cut in parts shares its id).
+  const keyed = (docs: ReturnType<typeof read>) => {
+    const seen = new Map<string, number>();
+    return docs.map((d) => {
+      const n = seen.get(d.id) ?? 0;
+      seen.set(d.id, n + 1);
+      return { ...d, key: `${d.id}#${n}` };
+    });
+  };
+  const x = keyed(read(a));
+  const y = keyed(read(b));
+  const other = new Map(y.map((d) => [d.key, d]));
   const differ: Record<string, number> = {};
   const only: Record<string, number> = {};
   const named: string[] = [];
   for (const d of x) {
-    const o = other.get(d.id);
+    const o = other.get(d.key);
     const k = d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind;
     if (!o) only[`this:${k}`] = (only[`this:${k}`] ?? 0) + 1;
     else if (o.text !== d.text) differ[k] = (differ[k] ?? 0) + 1;
     if ((!o || o.text !== d.text) && d.kind !== 'edit' && named.length < 5) named.push(`${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
-    other.delete(d.id);
+    other.delete(d.key);
   }
   for (const d of other.values()) if (d.kind !== 'edit' && named.length < 5) named.push(`baseline only: ${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
   for (const d of other.values()) only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] = (only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] ?? 0) + 1;

@@ -1,6 +1,6 @@
 import { diffArrays } from 'diff';
 import { LineIndex } from './line-index.js';
-import { splitLines } from './text.js';
+import { countOccurrences, splitLines } from './text.js';
 
 /**
  * Edit blocks in the Aider SEARCH/REPLACE convention:
@@ -203,13 +203,23 @@ export function buildBlocks(path: string, before: string | undefined, after: str
   if (before.endsWith('\n') !== after.endsWith('\n') && after !== '') {
     return { reason: 'sr_final_newline_change', message: `${path}: the change adds or removes the final newline` };
   }
-  const oldL = splitLines(withFinalNewline(before));
+  const oldText = withFinalNewline(before);
+  const oldL = splitLines(oldText);
   const newL = splitLines(withFinalNewline(after));
   const regions = opts.regions ?? changedRegions(oldL, newL, opts.oneBlock ?? false);
   if (!regions) return { reason: 'sr_diff_over_bound', message: `${path}: the change is over ${REGIONS_MAX_EDIT_LENGTH} changed lines` };
   const blocks: EditBlock[] = [];
-  const oldIdx = new LineIndex(oldL);
+  // The first tries on the untouched file scan its text natively; the line index is made (once)
+  // when a change needs more tries or blocks, where rescanning would cost the file each time.
+  let oldIdx: LineIndex | undefined;
   let newIdx: LineIndex | undefined; // made when a second block needs the new lines before it
+  let scans = 0;
+  const count = (searchLines: string[], doneOld: number, doneNew: number): number => {
+    if (doneOld === 0 && doneNew === 0 && scans++ < 3) return countOccurrences(oldText, searchLines.join(''));
+    oldIdx ??= new LineIndex(oldL);
+    newIdx ??= doneNew > 0 ? new LineIndex(newL) : undefined;
+    return occurrences(oldIdx, newIdx, searchLines, doneOld, doneNew);
+  };
   let doneOld = 0; // old lines before this index are already covered by emitted blocks
   let doneNew = 0;
   for (let r = 0; r < regions.length; r++) {
@@ -227,7 +237,7 @@ export function buildBlocks(path: string, before: string | undefined, after: str
         continue;
       }
       const searchLines = oldL.slice(s0, s1);
-      if (searchLines.length > 0 && occurrences(oldIdx, (newIdx ??= doneNew > 0 ? new LineIndex(newL) : undefined), searchLines, doneOld, doneNew) === 1) {
+      if (searchLines.length > 0 && count(searchLines, doneOld, doneNew) === 1) {
         const search = searchLines.join('');
         const lead = reg.os - s0;
         const afterCtx = s1 - reg.oe;
