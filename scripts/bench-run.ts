@@ -3,26 +3,51 @@
  *
  * Input (built once in .bench/run/, over 500 MB): real repositories (the npm packages in
  * node_modules, the machine's C headers and Python packages, one repository per folder), the 130
- * real web pages of the Readability test set, the p-limit release history, and the real code and
- * prose documents of the e2e corpus. The config is examples/pipeline.yaml with these inputs.
+ * real web pages of the Readability test set, real history (the p-limit release history, and
+ * midpack's own 316 commits cloned from this checkout at 38a73f5), and the real code and prose
+ * documents of the e2e corpus. The config is examples/pipeline.yaml with these inputs.
+ * `--small` (in .bench/run-small/): the sample packages of data-samples/repos and the machine's
+ * Python packages as repositories, and 20 MB of documents — a run like issue 32's.
  *
- * It runs `midpack run` (all stages, masking, tokenization, packing, writing), then tokenizes the
- * documents that run prepared (OUT/.run/docs.jsonl) with the same worker count and nothing else,
- * and prints both throughputs, their ratio (target >= 0.8), peak RSS (target < 2 GB) and the
- * report's figures.
+ * It runs `midpack run` (all stages, masking, tokenization, packing, writing), then the pack phase
+ * alone on the documents that run prepared (the same command again without its pack work: the
+ * prepared documents are reused), then that pack phase on 1 worker (the output must be the same
+ * bytes), then tokenizes the prepared documents (OUT/.run/docs.jsonl) with the same worker
+ * count and nothing else, and prints the throughputs, the ratios, peak RSS (target < 2 GB) and
+ * the report's figures, with the time of each stage from the report.
  *
- *   npm run bench:run -- [--workers 2]
+ * `--baseline DIR` (another checkout of midpack, built) runs that build's `midpack run` on the
+ * same config (its own output folder) in the same run, prints the speed-up, and compares the
+ * prepared documents: the same ids in the same order, and which texts differ, by kind.
+ *
+ *   npm run bench:run -- [--workers 2] [--small] [--baseline /tmp/midpack-main]
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot, readabilityPages } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 
-const dir = join(repoRoot, '.bench', 'run');
 const args = process.argv.slice(2);
+const small = args.includes('--small');
+const dir = join(repoRoot, '.bench', small ? 'run-small' : 'run');
 const workers = Number(args[args.indexOf('--workers') + 1] ?? 0) || 2;
+const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
+const HISTORY_REV = '38a73f5';
+
+/** midpack's own history, cloned from this checkout (no working tree) with its HEAD at HISTORY_REV. */
+function ownHistory(): string {
+  const repo = join(dir, 'midpack-history');
+  if (!existsSync(repo)) {
+    const clone = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', repoRoot, repo], { encoding: 'utf8' });
+    if (clone.status !== 0) throw new Error(`git clone: ${clone.stderr}`);
+    const reset = spawnSync('git', ['-C', repo, 'reset', '--quiet', '--soft', HISTORY_REV], { encoding: 'utf8' });
+    if (reset.status !== 0) throw new Error(`git reset: ${reset.stderr}`);
+  }
+  return repo;
+}
 
 function du(path: string): number {
   const st = statSync(path);
@@ -36,18 +61,18 @@ function du(path: string): number {
   }, 0);
 }
 
-async function buildInputs(): Promise<{ config: string; bytes: number }> {
+async function buildInputs(): Promise<{ config: string; baselineConfig: string; bytes: number }> {
   mkdirSync(dir, { recursive: true });
   // each subfolder of these is one repository: the packages of node_modules, /usr/include's folders, Python packages
-  const repoRoots = [join(repoRoot, 'node_modules'), '/usr/include', '/usr/lib/python3/dist-packages', '/usr/lib/python3.11'].filter(existsSync);
+  const repoRoots = (small ? [join(repoRoot, 'data-samples', 'repos'), '/usr/lib/python3/dist-packages'] : [join(repoRoot, 'node_modules'), '/usr/include', '/usr/lib/python3/dist-packages', '/usr/lib/python3.11']).filter(existsSync);
   const docs = join(dir, 'docs.jsonl');
-  if (!existsSync(docs)) await buildE2eCorpus(docs, 200);
+  if (!existsSync(docs)) await buildE2eCorpus(docs, small ? 20 : 200);
   const cfg = YAML.parse(readFileSync(join(repoRoot, 'examples', 'pipeline.yaml'), 'utf8'));
   cfg.out = join(dir, 'out');
   const inputs: Record<string, string[]> = {
     repos: repoRoots,
     web: [readabilityPages],
-    history: [join(repoRoot, 'data-samples', 'history', 'p-limit.bundle')],
+    history: [join(repoRoot, 'data-samples', 'history', 'p-limit.bundle'), ownHistory()],
     docs: [docs],
     trajectories: [join(repoRoot, 'data-samples', 'trajectories')],
   };
@@ -56,40 +81,121 @@ async function buildInputs(): Promise<{ config: string; bytes: number }> {
   cfg.workers = workers;
   const config = join(dir, 'pipeline.yaml');
   writeFileSync(config, YAML.stringify(cfg));
+  const baselineConfig = join(dir, 'pipeline-baseline.yaml');
+  writeFileSync(baselineConfig, YAML.stringify({ ...cfg, out: join(dir, 'out-baseline') }));
   const bytes = Object.values(inputs).flat().reduce((s, p) => s + du(p), 0);
-  return { config, bytes };
+  return { config, baselineConfig, bytes };
 }
 
-function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number } {
+/** SHA-256 of every file of the output (shards, Megatron files, manifest), the work folders left out. */
+function outputHashes(out: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string, rel: string) => {
+    for (const f of readdirSync(d).sort()) {
+      if (f.startsWith('.')) continue;
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p, `${rel}${f}/`);
+      else if (!['report.html', 'manifest.json', 'report.json'].includes(f)) h.update(`${rel}${f}\0`).update(readFileSync(p));
+    }
+  };
+  walk(out, '');
+  return h.digest('hex').slice(0, 16);
+}
+
+/** The prepared documents of two runs compared: ids in order, and the texts that differ by kind. */
+function comparePrepared(a: string, b: string): string {
+  const read = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; kind: string; text: string; meta: { format?: string } });
+  // A document's key: its id and which one of that id it is (a repository cut in parts shares its id).
+  const keyed = (docs: ReturnType<typeof read>) => {
+    const seen = new Map<string, number>();
+    return docs.map((d) => {
+      const n = seen.get(d.id) ?? 0;
+      seen.set(d.id, n + 1);
+      return { ...d, key: `${d.id}#${n}` };
+    });
+  };
+  const x = keyed(read(a));
+  const y = keyed(read(b));
+  const other = new Map(y.map((d) => [d.key, d]));
+  const differ: Record<string, number> = {};
+  const only: Record<string, number> = {};
+  const named: string[] = [];
+  for (const d of x) {
+    const o = other.get(d.key);
+    const k = d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind;
+    if (!o) only[`this:${k}`] = (only[`this:${k}`] ?? 0) + 1;
+    else if (o.text !== d.text) differ[k] = (differ[k] ?? 0) + 1;
+    if ((!o || o.text !== d.text) && d.kind !== 'edit' && named.length < 5) named.push(`${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
+    other.delete(d.key);
+  }
+  for (const d of other.values()) if (d.kind !== 'edit' && named.length < 5) named.push(`baseline only: ${d.id} (${d.kind}, ${(d as { source?: string }).source})`);
+  for (const d of other.values()) only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] = (only[`baseline:${d.kind === 'edit' ? `edit:${d.meta.format}` : d.kind}`] ?? 0) + 1;
+  const sameOrder = x.length === y.length && x.every((d, i) => d.id === y[i]!.id);
+  return `prepared documents: ${x.length} against ${y.length}, same ids in the same order: ${sameOrder}; only in one: ${JSON.stringify(only)}; texts that differ, by kind: ${JSON.stringify(differ)}${named.length ? `; not edits: ${named.join('; ')}` : ''}`;
+}
+
+/** Wall seconds, peak RSS, and CPU seconds (user + system, its git processes included). */
+function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number; cpu: number } {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...cmd], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...cmd], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const lines = r.stderr.trim().split('\n');
-  return { seconds, stdout: r.stdout, maxRssMB: Number(lines[lines.length - 1]) / 1024 };
+  const [rss, user, sys] = lines[lines.length - 1]!.split(' ').map(Number) as [number, number, number];
+  return { seconds, stdout: r.stdout, maxRssMB: rss / 1024, cpu: user + sys };
 }
 
-const { config, bytes } = await buildInputs();
-rmSync(join(dir, 'out'), { recursive: true, force: true });
+const { config, baselineConfig, bytes } = await buildInputs();
+const out = join(dir, 'out');
+rmSync(out, { recursive: true, force: true });
 process.stderr.write(`bench:run  input ${(bytes / 1e6).toFixed(0)} MB (repos, web pages, git history, documents), ${workers} workers\n`);
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-const run = timed([cli, 'run', config, '--workers', String(workers), '--keep-work', '--no-progress']);
-const prepared = join(dir, 'out', '.run', 'docs.jsonl');
+const runArgs = (w: number) => [cli, 'run', config, '--workers', String(w), '--keep-work', '--no-progress'];
+const run = timed(runArgs(workers));
+const runHash = outputHashes(out);
+const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+// The pack phase alone: the same command again, its pack work removed, the prepared documents reused.
+rmSync(join(out, '.work'), { recursive: true, force: true });
+const packAlone = timed(runArgs(workers));
+const packHash = outputHashes(out);
+rmSync(join(out, '.work'), { recursive: true, force: true });
+const packOne = timed(runArgs(1));
+const oneHash = outputHashes(out);
+const prepared = join(out, '.run', 'docs.jsonl');
 const preparedBytes = statSync(prepared).size;
 const tok = timed([join(repoRoot, 'dist', 'scripts', 'bench-e2e.js'), '--child', 'tokenize', prepared, String(workers), join(dir, 'tok-out')]);
 const tokMeasure = JSON.parse(tok.stdout.trim().split('\n').pop()!);
-const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
 const p = report.packing;
 const mb = (b: number, s: number) => (b / 1e6 / s).toFixed(2);
+const stageLines = Object.entries((report.stage_times ?? {}) as Record<string, { wall_s: number; cpu_s: number; documents: number; docs_per_s: number; mb_per_s: number }>).map(
+  ([name, t]) => `  stage ${name.padEnd(24)} wall ${t.wall_s.toFixed(1)} s, CPU ${t.cpu_s.toFixed(1)} s, ${t.documents.toLocaleString('en-US')} documents, ${t.docs_per_s.toFixed(0)} docs/s, ${t.mb_per_s.toFixed(2)} MB/s`,
+);
 process.stdout.write(
   [
-    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB`,
+    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s (CPU ${run.cpu.toFixed(1)} s)  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB`,
+    ...stageLines,
+    `pack phase alone (same documents)   ${packAlone.seconds.toFixed(1)} s (CPU ${packAlone.cpu.toFixed(1)} s)  peak RSS ${packAlone.maxRssMB.toFixed(0)} MB; on 1 worker ${packOne.seconds.toFixed(1)} s`,
+    `run / pack phase alone:             ${(run.seconds / packAlone.seconds).toFixed(2)}  (target <= 2)`,
+    `output identical: run ${runHash}, pack alone ${packHash}, pack alone on 1 worker ${oneHash}: ${runHash === packHash && packHash === oneHash}`,
     `tokenization alone (same documents) ${tok.seconds.toFixed(1)} s  ${mb(preparedBytes, tok.seconds)} MB/s, ${Math.round(tokMeasure.tokens / tok.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${tok.maxRssMB.toFixed(0)} MB`,
-    `run / tokenization alone:           ${(tok.seconds / run.seconds).toFixed(3)}  (target >= 0.8)`,
+    `run / tokenization alone:           ${(tok.seconds / run.seconds).toFixed(3)}  (tokenization's share of the run)`,
     `peak RSS of the run:                ${run.maxRssMB.toFixed(0)} MB  (target < 2048)`,
     `report: ${p.documents.toLocaleString('en-US')} documents, ${p.tokens.toLocaleString('en-US')} tokens, ${p.bins} bins (lower bound ${p.lower_bound}, ratio ${p.bins_over_lower_bound.toFixed(6)}), padding ${(p.padding_rate * 100).toFixed(4)}%, fragmentation ${(p.fragmentation_rate * 100).toFixed(2)}%, overlong ${(p.overlong_rate * 100).toFixed(3)}% (${p.overlong_policy}), masked ${(report.masked_fraction * 100).toFixed(2)}%`,
     `by kind: ${Object.entries(report.by_kind as Record<string, { tokens: number }>).map(([k, g]) => `${k} ${g.tokens.toLocaleString('en-US')}`).join(', ')}`,
   ].join('\n') + '\n',
 );
-rmSync(join(dir, 'out'), { recursive: true, force: true });
+if (baseline) {
+  const baseOut = join(dir, 'out-baseline');
+  rmSync(baseOut, { recursive: true, force: true });
+  const base = timed([join(baseline, 'dist', 'src', 'cli', 'main.js'), 'run', baselineConfig, '--workers', String(workers), '--keep-work', '--no-progress']);
+  process.stdout.write(
+    [
+      `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB`,
+      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 3)`,
+      comparePrepared(prepared, join(baseOut, '.run', 'docs.jsonl')),
+    ].join('\n') + '\n',
+  );
+  rmSync(baseOut, { recursive: true, force: true });
+}
+rmSync(out, { recursive: true, force: true });
 rmSync(join(dir, 'tok-out'), { recursive: true, force: true });

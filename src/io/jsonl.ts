@@ -67,6 +67,8 @@ async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number
  * Writes lines to a file atomically: to a temporary name, renamed into place on close(),
  * so a killed run never leaves a half-written file under the final name. '-' is stdout.
  */
+const WRITE_BUFFER_BYTES = 4 << 20;
+
 export class AtomicLineWriter {
   private out: Writable;
   private file: WriteStream | undefined;
@@ -80,7 +82,9 @@ export class AtomicLineWriter {
     }
     mkdirSync(dirname(path), { recursive: true });
     removeStaleTemps(path); // a killed earlier run's OUT.tmp-PID
-    this.file = createWriteStream(this.tmp);
+    // A few MB buffered: the producer (a run's stages) goes on while the disk catches up,
+    // instead of waiting for a drain every 16 KB.
+    this.file = createWriteStream(this.tmp, { highWaterMark: WRITE_BUFFER_BYTES });
     if (path.endsWith('.gz')) {
       const gz = createGzip();
       gz.pipe(this.file);

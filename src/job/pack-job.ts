@@ -120,6 +120,8 @@ export interface PackSource {
   ledger: Ledger;
   inputs: string[];
   stages?: Record<string, unknown>;
+  /** Wall and CPU time of each stage and phase (midpack run), into report.json `stage_times`. */
+  stageTimes?: Record<string, unknown>;
   /** The output folder, claimed by the caller (else the job claims it). */
   outDir?: OutDir;
   /**
@@ -249,6 +251,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
       fragmentedUnits,
     });
     if (job.source?.stages) report.stages = job.source.stages;
+    if (job.source?.stageTimes) report.stage_times = job.source.stageTimes;
     if (job.source?.mixture) report.mixture = job.source.mixture(report);
     checkOverlongDrops(job.ledger, plan.droppedDocs);
     const manifest = await jobManifest(job, report, written);

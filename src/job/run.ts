@@ -23,6 +23,7 @@ import { sourceEntry, stageEntry } from './registry.js';
 import { availableParallelism } from 'node:os';
 import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
+import { Clock, StageTimes, startPhase, stageTime, timesInReport, type StageTime } from './stage-times.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -54,6 +55,8 @@ export interface RunOptions {
   mixtureCounts?: string;
   /** A mixture target that cannot be met within maxRepeat is an error (default: reported). */
   strictMixture?: boolean;
+  /** Called as each stage (and phase) finishes, with its time: one progress line per stage. */
+  onStageTime?: (name: string, t: StageTime) => void;
 }
 
 interface Prepared {
@@ -65,9 +68,11 @@ interface Prepared {
   documents: number;
   stages: Record<string, { type: string; ledger: ReturnType<Ledger['toJSON']>; balanced: boolean; stats: Record<string, unknown> }>;
   counts?: string;
+  /** Wall and CPU time of each stage and of the prepare phase (stage-times.ts). */
+  stage_times?: Record<string, StageTime>;
 }
 
-export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary }> {
+export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
   const rank = o.rank ?? SINGLE_RANK;
   const phase = o.phase ?? 'all';
   if (cfg.mask && rank.worldSize > 1 && phase === 'all') {
@@ -100,21 +105,28 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);
     let prepared = readPrepared(runDir, runFingerprint);
-    if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint);
+    if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint, o.onStageTime);
     if (phase === 'prepare') return { out, prepared };
     if (phase === 'count') {
       if (!cfg.mixture) throw new Error('--phase count takes the mixture counts, and this config states no mixture (share, tokens, maxRepeat, pack.tokens or pack.perSource)');
       await countStep({ cfg: cfg as MixtureConfig, rank, runDir, workers: workersOf(cfg, o) });
       return { out, prepared };
     }
-    return { out, prepared, summary: await packPrepared(cfg, o, rank, outDir, prepared) };
+    const times: Record<string, StageTime> = { ...prepared.stage_times };
+    const summary = await packPrepared(cfg, o, rank, outDir, prepared, times);
+    o.onStageTime?.('pack', times.pack!);
+    return { out, prepared, summary, stageTimes: times };
   } finally {
     outDir.release();
   }
 }
 
-/** Pack step: the prepared documents, masked when the config masks, into OUT. */
-async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDir: OutDir, prepared: Prepared): Promise<PackSummary> {
+/** Pack step: the prepared documents, masked when the config masks, into OUT. `times` gets its phase time (`pack`), read live by the report. */
+async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDir: OutDir, prepared: Prepared, times: Record<string, StageTime>): Promise<PackSummary> {
+  const phase = startPhase();
+  const preparedBytes = prepared.stage_times?.prepare?.bytes ?? 0;
+  // A getter: report.json is written at the end of the pack phase, and takes its time then.
+  Object.defineProperty(times, 'pack', { enumerable: true, configurable: true, get: () => phase.stop(prepared.documents, preparedBytes) });
   const out = outDir.dir;
   const runDir = join(out, '.run');
   const docsFile = statSync(join(runDir, 'docs.jsonl'));
@@ -152,8 +164,9 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     const ledger = new Ledger();
     ledger.printDrops('run');
     const docs = masked(readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger), stages);
-    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report });
+    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, ...(timesInReport() ? { stageTimes: times } : {}) });
   }
+  Object.defineProperty(times, 'pack', { enumerable: true, value: phase.stop(prepared.documents, preparedBytes) });
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
 }
@@ -229,12 +242,18 @@ function readPrepared(runDir: string, fingerprint: string): Prepared | undefined
   return prepared;
 }
 
-async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHash: string, fingerprint: string): Promise<Prepared> {
+async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHash: string, fingerprint: string, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
   const owns = ownedBy(rank);
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
   let documents = 0;
+  let bytes = 0;
   const fault = faultPoint();
+  const times = new StageTimes();
+  const phase = startPhase();
+  const write = new Clock();
+  let stagesWall = 0;
+  let stagesCpu = 0;
   async function* all(): AsyncIterable<Doc> {
     for (const [index, source] of cfg.sources.entries()) {
       const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
@@ -242,20 +261,29 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
       ctx.ledger.printDrops(source.name);
       let docs = sourceDocs(source, ctx);
       if (cfg.mixture) docs = mixtureUnits(docs, keepsBaseDocs(cfg, source) ? join(runDir, baseFileName(index)) : undefined);
+      docs = times.wrap(source.name, docs);
       // Each stage after the source keeps its own ledger: its unit is the document it gets.
       // `owns` tells a stage that this is one rank of several (dedup then needs the merged index of all ranks).
-      const thenCtx = source.then.map((t) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }) }));
-      for (const { t, c } of thenCtx) docs = thenStage(t)(countedIn(docs, c.ledger), c);
+      const thenCtx = source.then.map((t, i) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }), name: `${source.name}.${t.type}${source.then.length > 1 ? i : ''}` }));
+      let last = source.name;
+      for (const { t, c, name } of thenCtx) {
+        docs = times.wrap(name, thenStage(t)(countedIn(docs, c.ledger), c), last);
+        last = name;
+      }
       if (cfg.mixture) docs = mapDocs(docs, (d) => tagged(d, source.name));
       for await (const d of docs) {
-        await writer.write(docToJson(d));
+        await write.time(() => writer.write(docToJson(d)));
         documents++;
+        bytes += Buffer.byteLength(d.text);
         fault('docs');
         yield d;
       }
       const record = (c: StageContext, type: string) => ({ type, ledger: c.ledger.toJSON(), balanced: c.ledger.balanced(), stats: c.stats });
       stages[source.name] = record(ctx, source.type);
-      thenCtx.forEach(({ t, c }, i) => (stages[`${source.name}.${t.type}${thenCtx.length > 1 ? i : ''}`] = record(c, t.type)));
+      thenCtx.forEach(({ t, c, name }) => (stages[name] = record(c, t.type)));
+      stagesWall += times.inclusive(last).wall;
+      stagesCpu += times.inclusive(last).cpu;
+      for (const name of [source.name, ...thenCtx.map((x) => x.name)]) onStageTime?.(name, times.get(name)!);
     }
   }
   let counts: string | undefined;
@@ -273,9 +301,28 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   }
   await writer.close();
   rmSync(join(runDir, 'tmp'), { recursive: true, force: true });
-  const prepared: Prepared = { config_sha256: configHash, fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}) };
+  finishPrepareTimes(times, phase.stop(documents, bytes), write, { wall: stagesWall, cpu: stagesCpu }, counts !== undefined, onStageTime);
+  const prepared: Prepared = { config_sha256: configHash, fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}), stage_times: times.toJSON() };
   writeFileAtomic(join(runDir, 'prepared.json'), JSON.stringify(prepared, null, 2) + '\n');
   return prepared;
+}
+
+/**
+ * The prepare phase's own parts beside the stages: writing OUT/.run/docs.jsonl, and (masking)
+ * counting the segments, which is the phase's time outside the stages and the writes.
+ */
+function finishPrepareTimes(
+  times: StageTimes,
+  total: StageTime,
+  write: { wall: number; cpu: number },
+  stages: { wall: number; cpu: number },
+  masked: boolean,
+  onStageTime?: RunOptions['onStageTime'],
+): void {
+  times.set('prepare.write', stageTime(write.wall, write.cpu, total.documents, total.bytes));
+  if (masked) times.set('mask.count', stageTime(Math.max(0, total.wall_s - stages.wall - write.wall), Math.max(0, total.cpu_s - stages.cpu - write.cpu), total.documents, total.bytes));
+  times.set('prepare', total);
+  for (const name of ['prepare.write', ...(masked ? ['mask.count'] : []), 'prepare']) onStageTime?.(name, times.get(name)!);
 }
 
 /** A source's documents as mixture units (meta.mixture_unit = their id), written to `baseFile` too when given. */

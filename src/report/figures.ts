@@ -56,6 +56,8 @@ export interface ReportJson {
   bin_fill_histogram: Histogram;
   /** Figures that upstream stages reported (masking's top segments, LLM requests...). */
   stages?: Record<string, unknown>;
+  /** Wall and CPU time, documents/s and MB/s of each stage and phase (`midpack run`, job/stage-times.ts). */
+  stage_times?: Record<string, unknown>;
   /** Packed documents by the config source of a `midpack run` mixture (what the mixture achieved). */
   by_mixture_source?: Record<string, GroupFigures>;
   /** The token-budgeted mixture (docs/mixing.md). */

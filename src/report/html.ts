@@ -58,6 +58,7 @@ ${Object.keys(r.by_language).length ? `<h2>By language</h2>${groupTable(r.by_lan
 ${documentSourcesSection(r.by_source)}
 ${accountingSection(manifest)}
 ${stagesSection(stages)}
+${stageTimesSection(r.stage_times)}
 ${maskedSegmentsSection(stages)}
 </body></html>
 `;
@@ -202,6 +203,21 @@ function stagesSection(stages: Record<string, StageRecord>): string {
     })
     .join('\n');
   return `<h2>Stages</h2>${table(['stage', 'type', 'in', 'out', 'dropped', 'balanced'], rows, 'stages')}\n${details}`;
+}
+
+/** Each stage's and phase's wall and CPU time, documents/s and MB/s (`midpack run`). */
+function stageTimesSection(times: Record<string, unknown> | undefined): string {
+  if (!times || !Object.keys(times).length) return '';
+  const rows = Object.entries(times as Record<string, { wall_s: number; cpu_s: number; documents: number; bytes: number; docs_per_s: number; mb_per_s: number }>).map(([n, t]) => [
+    n,
+    t.wall_s.toFixed(2),
+    t.cpu_s.toFixed(2),
+    num(t.documents),
+    (t.bytes / 1e6).toFixed(1),
+    t.docs_per_s.toFixed(1),
+    t.mb_per_s.toFixed(2),
+  ]);
+  return `<h2>Time per stage</h2>${table(['stage', 'wall s', 'CPU s', 'documents', 'MB', 'documents/s', 'MB/s'], rows, 'stage-times')}`;
 }
 
 /** Nested figures as `a.b.c` rows; lists shown by length (samples are in report.json). */

@@ -7,16 +7,22 @@ import { OUTPUT_MARKER } from '../../src/io/inputs.js';
 
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
+/**
+ * Reruns compare outputs byte for byte: SOURCE_DATE_EPOCH makes a run reproducible (report.html's
+ * date fixed, the measured stage times left out of report.json and report.html).
+ */
+const REPRODUCIBLE = { SOURCE_DATE_EPOCH: '1700000000' };
+
 /** Runs the midpack CLI to completion. */
 export function midpack(args: string[], opts: { env?: Record<string, string>; input?: string } = {}) {
-  const r = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...opts.env }, input: opts.input, maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...REPRODUCIBLE, ...opts.env }, input: opts.input, maxBuffer: 1 << 28 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Starts the CLI and SIGKILLs it once `when(stderrSoFar, elapsedMs)` says so (or it ends). */
 export function midpackKilled(args: string[], killAfterMs: number): Promise<{ killed: boolean; status: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...REPRODUCIBLE } });
     child.stderr.resume();
     let killed = false;
     const t = setTimeout(() => {

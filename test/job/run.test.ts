@@ -54,10 +54,23 @@ test('run config: wrong keys and values are named with their path', () => {
 test('run: the example mix over data-samples, every stage accounted for, every kind present', () => {
   const dir = tmp();
   const out = join(dir, 'out');
-  const r = midpack(['run', exampleConfig(dir, out), '--no-progress']);
+  // Not a reproducible run (no SOURCE_DATE_EPOCH): report.json and report.html carry the stage times.
+  const r = midpack(['run', exampleConfig(dir, out)], { env: { SOURCE_DATE_EPOCH: '' } });
   assert.equal(r.status, 0, r.stderr);
   const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
   assert.equal(m.balanced, true);
+  // Time per stage: report.json, report.html, and one progress line per stage (stderr is not a terminal here).
+  const times = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).stage_times as Record<string, { wall_s: number; cpu_s: number; documents: number; bytes: number; mb_per_s: number }>;
+  const stageNames = Object.keys(m.stages).filter((k) => k !== 'mask');
+  assert.deepEqual(Object.keys(times), [...stageNames, 'prepare.write', 'mask.count', 'prepare', 'pack']);
+  const lastOfEach = stageNames.filter((k) => !stageNames.some((o) => o.startsWith(`${k}.`)));
+  assert.equal(lastOfEach.reduce((n, k) => n + times[k]!.documents, 0), m.ledger.records_in, 'the last stage of each source yields the packed documents');
+  assert.equal(times.prepare!.documents, m.ledger.records_in);
+  const own = stageNames.reduce((s, k) => s + times[k]!.wall_s, 0) + times['prepare.write']!.wall_s + times['mask.count']!.wall_s;
+  assert.ok(Math.abs(own - times.prepare!.wall_s) < 0.05 + 0.001 * stageNames.length, `stages ${own} s against the prepare phase ${times.prepare!.wall_s} s`);
+  assert.ok(times.pack!.wall_s > 0 && times.pack!.mb_per_s > 0);
+  for (const k of [...stageNames, 'pack']) assert.match(r.stderr, new RegExp(`^midpack: run: stage ${k.replace('.', '\\.')}: [\\d,]+ documents, `, 'm'));
+  assert.match(readFileSync(join(out, 'report.html'), 'utf8'), /<h2>Time per stage<\/h2>/);
   for (const [name, s] of Object.entries(m.stages as Record<string, { ledger: { records_in: number; records_out: number; dropped: Record<string, number> } }>)) {
     const dropped = Object.values(s.ledger.dropped).reduce((a, b) => a + b, 0);
     assert.equal(s.ledger.records_in, s.ledger.records_out + dropped, `stage ${name} does not balance`);

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { action, intOption } from '../common.js';
 import { checkOutcome } from '../../job/outcome.js';
 import { addJobOptions } from '../job-options.js';
+import { stageTimeLine, type StageTime } from '../../job/stage-times.js';
 import { phaseProgress } from '../phase-progress.js';
 import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
@@ -44,7 +45,9 @@ export function register(program: Command): void {
         const rank = resolveRankAt(config.out, { rank: opts.rank, worldSize: opts.worldSize ?? config.worldSize });
         const keepWork = opts.keepWork || opts.phase === 'prepare' || opts.phase === 'count';
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture }).finally(() => progress?.stop());
+        // Not on a terminal (a log): one line as each stage finishes.
+        const onStageTime = progress && !process.stderr.isTTY ? (name: string, t: StageTime) => process.stderr.write(`midpack: run: stage ${stageTimeLine(name, t)}\n`) : undefined;
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
         if (!r.summary) {
           const mixture = opts.phase === 'count' ? `; mixture counts: ${r.out}/.run/mixture-counts.json` : '';
           if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}${mixture}\n`);
@@ -55,6 +58,7 @@ export function register(program: Command): void {
             const dropped = Object.entries(s.ledger.dropped).map(([k, v]) => `${k} ${v}`).join(', ');
             process.stderr.write(`  ${name} (${s.type}): ${s.ledger.records_in} in, ${s.ledger.records_out} out${dropped ? `; dropped ${dropped}` : ''}${s.balanced ? '' : ' (NOT balanced)'}\n`);
           }
+          for (const [name, t] of Object.entries(r.stageTimes ?? {})) process.stderr.write(`  time         ${stageTimeLine(name, t)}\n`);
           printSummary(r.out, r.summary.manifest, r.summary.report);
           const mix = r.summary.report.mixture;
           if (mix) {

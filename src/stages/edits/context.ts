@@ -4,6 +4,7 @@ import type { RepoFile } from '../repos/format.js';
 import { decodeText } from '../fim/text.js';
 import { CatFile, git } from './git.js';
 import { rankBm25, TermCache, termCounts, type Bm25Doc } from './retrieve.js';
+import { TreeFiles } from './tree-files.js';
 
 /**
  * The code context of an edit sample, as the Qwen3-Coder report builds it: the files the change
@@ -56,6 +57,7 @@ export class ContextBuilder {
   readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, blobs_indexed: 0 };
   private readonly terms: TermCache;
   private readonly tokens = new Map<string, number>();
+  private readonly trees = new WeakMap<CatFile, TreeFiles>();
 
   constructor(
     readonly options: ContextOptions,
@@ -68,7 +70,7 @@ export class ContextBuilder {
   async build(dir: string, cat: CatFile, tree: string, touched: readonly RepoFile[], description: string, rng: Rng): Promise<BuiltContext> {
     const o = this.options;
     const touchedPaths = new Set(touched.map((f) => f.path));
-    const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
+    const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
     const retrieved = await this.retrieve(cat, entries, description);
     const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
     const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
@@ -83,7 +85,17 @@ export class ContextBuilder {
     return { files: shuffled.map((c) => ({ path: c.file.path, content: c.file.content })), why: shuffled.map((c) => ({ path: c.file.path, why: c.why })), leftOut: chosen.length - kept.length };
   }
 
-  private async listTree(dir: string, tree: string): Promise<TreeEntry[]> {
+  /**
+   * The tree's regular files within the size limit, in ls-tree's order: through the repository's
+   * own cat-file process (TreeFiles caches trees, so a commit re-reads only the folders it changed),
+   * or one `ls-tree` when `tree` is not a full object name (TreeFiles walks binary tree entries).
+   */
+  private async listTree(dir: string, cat: CatFile, tree: string): Promise<TreeEntry[]> {
+    if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
+      let trees = this.trees.get(cat);
+      if (!trees) this.trees.set(cat, (trees = new TreeFiles(cat)));
+      return (await trees.list(tree)).filter((f) => f.size <= this.options.maxFileBytes).map((f) => ({ path: f.path, sha: f.sha }));
+    }
     const out = (await git(dir, ['ls-tree', '-r', '-z', '--long', tree])).toString('utf8').split('\0');
     const entries: TreeEntry[] = [];
     for (const line of out) {

@@ -6,7 +6,7 @@ import { TextBuilder } from '../../doc/text-builder.js';
 import { formatRepoDocument } from '../repos/format.js';
 import { SR_FORMAT_HELP } from '../fim/fim-sample.js';
 import { gitApplyCheck } from './git-apply.js';
-import { applyGitDiff, gitDiff, type FileChange } from './git-diff.js';
+import { applyGitDiff, DiffOverBoundError, gitDiff, regionsOfDiff, type FileChange } from './git-diff.js';
 import type { ChangeSet, EditUnit } from './history.js';
 import { applyBlocks, buildBlocks, formatBlocks, parseBlocks, type EditBlock } from '../fim/search-replace.js';
 import { appendFormatted, chatml, chatTurns } from '../fim/text.js';
@@ -34,7 +34,7 @@ export const DEFAULT_EDIT_OPTIONS: EditOptions = {
   formats: { mode: 'all', weights: { sr: 1, diff: 1 } },
   maskPrompt: false,
   maxContextLines: 20,
-  gitBatch: 64,
+  gitBatch: 256,
   gitCheck: true,
 };
 
@@ -53,7 +53,9 @@ function blocksFor(changes: readonly FileChange[], maxContextLines: number): Edi
     if (c.newPath === null || (c.oldPath !== null && c.oldPath !== c.newPath)) {
       return { reason: 'sr_unrepresentable', message: `${c.oldPath}: a ${c.newPath === null ? 'deletion' : 'rename'} has no SEARCH/REPLACE form` };
     }
-    const r = buildBlocks(c.newPath, c.before ?? undefined, c.after ?? '', { maxContextLines });
+    // History's changes carry git's patch: the blocks follow its hunks, and no diff is made again.
+    const regions = c.diff !== undefined && c.before !== null ? regionsOfDiff(c.diff) : undefined;
+    const r = buildBlocks(c.newPath, c.before ?? undefined, c.after ?? '', { maxContextLines, ...(regions ? { regions } : {}) });
     if ('reason' in r) return r;
     blocks.push(...r.blocks);
   }
@@ -86,7 +88,14 @@ export function buildEditSample(cs: ChangeSet, format: EditFormat, opts: EditOpt
     if (!Array.isArray(blocks)) return blocks;
     answer = formatBlocks(blocks);
   }
-  if (format !== 'sr') answer += (answer ? '\n' : '') + gitDiff(cs.changes);
+  if (format !== 'sr') {
+    try {
+      answer += (answer ? '\n' : '') + gitDiff(cs.changes);
+    } catch (e) {
+      if (!(e instanceof DiffOverBoundError)) throw e;
+      return { reason: e.reason, message: `${cs.sourceId}: ${e.message}` };
+    }
+  }
   const context = cs.context.length ? formatRepoDocument(cs.repo, cs.context) : undefined;
   const b = new TextBuilder();
   chatml(

@@ -1,10 +1,13 @@
 import { structuredPatch } from 'diff';
 import { splitLines } from '../fim/text.js';
+import type { Region } from '../fim/search-replace.js';
 
 /**
- * Unified diffs in git's format (`diff --git`, `new file mode`, `rename from` ...), made
- * in-process with jsdiff, and an in-process applier that is the fast first check of every
- * diff (the history samples are also checked by real `git apply --check`, see git-apply.ts).
+ * Unified diffs in git's format (`diff --git`, `new file mode`, `rename from` ...): git's own
+ * patch of a file when history gave one (`FileChange.diff`, see git-patches.ts), otherwise made
+ * in-process with jsdiff under a stated bound (DIFF_MAX_EDIT_LENGTH); and an in-process applier
+ * that is the fast first check of every diff (samples are also checked by real
+ * `git apply --check`, see git-apply.ts).
  */
 export interface FileChange {
   /** null for an added file. */
@@ -13,9 +16,24 @@ export interface FileChange {
   newPath: string | null;
   before: string | null;
   after: string | null;
+  /** Git's patch of this file (header and hunks, paths under a/ and b/), when history gave one. */
+  diff?: string;
+  /** The before-file as a blob of a repository (history), for `git apply --check` against an index. */
+  blob?: { repo: string; sha: string; mode: string };
 }
 
 export const CONTEXT_LINES = 3;
+
+/**
+ * The bound on jsdiff's work where git has no history to diff (before/after rows): at most this
+ * many inserted plus deleted lines. Myers' algorithm costs O((N+M)·D), so a row past it would
+ * take seconds to minutes; it is dropped by reason (`diff_over_bound`) instead.
+ */
+export const DIFF_MAX_EDIT_LENGTH = 2000;
+
+export class DiffOverBoundError extends Error {
+  readonly reason = 'diff_over_bound';
+}
 
 /** Git's C-style quoting for paths with characters a diff header cannot hold bare. */
 export function quotePath(path: string): string {
@@ -60,8 +78,12 @@ const range = (start: number, count: number) => {
   return count === 1 ? `${s}` : `${s},${count}`;
 };
 
-/** One file's diff in git's format. `pathPrefix` places the paths under a folder (for batch checks). */
+/**
+ * One file's diff in git's format. `pathPrefix` places the paths under a folder (for batch checks).
+ * Git's own patch when the change has one; jsdiff's otherwise (DiffOverBoundError past the bound).
+ */
 export function fileDiff(c: FileChange, pathPrefix = ''): string {
+  if (c.diff !== undefined) return pathPrefix ? withPathPrefix(c, pathPrefix) : c.diff;
   const oldP = c.oldPath ?? c.newPath!;
   const newP = c.newPath ?? c.oldPath!;
   const out = [`diff --git ${side('a/' + pathPrefix, oldP)} ${side('b/' + pathPrefix, newP)}\n`];
@@ -75,7 +97,9 @@ export function fileDiff(c: FileChange, pathPrefix = ''): string {
   if (before === after) return out.join('');
   out.push(`--- ${c.oldPath === null ? '/dev/null' : fileLine('a/' + pathPrefix, oldP)}\n`);
   out.push(`+++ ${c.newPath === null ? '/dev/null' : fileLine('b/' + pathPrefix, newP)}\n`);
-  for (const h of structuredPatch(oldP, newP, before, after, '', '', { context: CONTEXT_LINES }).hunks) {
+  const patch = structuredPatch(oldP, newP, before, after, '', '', { context: CONTEXT_LINES, maxEditLength: DIFF_MAX_EDIT_LENGTH });
+  if (!patch) throw new DiffOverBoundError(`${newP}: the diff is over ${DIFF_MAX_EDIT_LENGTH} changed lines`);
+  for (const h of patch.hunks) {
     out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n`);
     for (const l of h.lines) out.push(l + '\n');
   }
@@ -86,10 +110,65 @@ export function gitDiff(changes: readonly FileChange[], pathPrefix = ''): string
   return changes.map((c) => fileDiff(c, pathPrefix)).join('');
 }
 
+/** Git's patch of a change with its header's paths placed under `pathPrefix`; hunks untouched. */
+function withPathPrefix(c: FileChange, pathPrefix: string): string {
+  const text = c.diff!;
+  const oldP = c.oldPath ?? c.newPath!;
+  const newP = c.newPath ?? c.oldPath!;
+  const hunks = text.indexOf('\n@@ ');
+  const head = (hunks < 0 ? text : text.slice(0, hunks + 1)).split('\n').map((l, i) => {
+    if (i === 0) return `diff --git ${side('a/' + pathPrefix, oldP)} ${side('b/' + pathPrefix, newP)}`;
+    if (l.startsWith('rename from ')) return `rename from ${quotePath(pathPrefix + oldP)}`;
+    if (l.startsWith('rename to ')) return `rename to ${quotePath(pathPrefix + newP)}`;
+    if (l.startsWith('--- ') && c.oldPath !== null) return `--- ${fileLine('a/' + pathPrefix, oldP)}`;
+    if (l.startsWith('+++ ') && c.newPath !== null) return `+++ ${fileLine('b/' + pathPrefix, newP)}`;
+    return l;
+  });
+  return head.join('\n') + (hunks < 0 ? '' : text.slice(hunks + 1));
+}
+
+/** The old and new paths a file's diff header names (`rename from`/`to` where given), or undefined. */
+export function fileHeaderNames(headLines: readonly string[]): [string, string] | undefined {
+  const names = headLines[0] === undefined ? undefined : headerNames(headLines[0]);
+  if (!names) return undefined;
+  const strip = (s: string) => unquotePath(s).replace(/^[ab]\//, '');
+  let [oldP, newP] = [strip(names[0]), strip(names[1])];
+  for (const l of headLines) {
+    if (l.startsWith('rename from ')) oldP = unquotePath(l.slice(12));
+    else if (l.startsWith('rename to ')) newP = unquotePath(l.slice(10));
+  }
+  return [oldP, newP];
+}
+
+/** The changed regions of a one-file diff: the runs of removed and added lines of its hunks. */
+export function regionsOfDiff(diffText: string): Region[] {
+  const file = parseGitDiff(diffText)[0];
+  const regions: Region[] = [];
+  for (const h of file?.hunks ?? []) {
+    let o = h.oldLines === 0 ? h.oldStart : h.oldStart - 1;
+    let n = h.newLines === 0 ? h.newStart : h.newStart - 1;
+    let open: Region | undefined;
+    for (const l of h.lines) {
+      if (l[0] === ' ') {
+        if (open) regions.push(open);
+        open = undefined;
+        o++;
+        n++;
+        continue;
+      }
+      open ??= { os: o, oe: o, ns: n, ne: n };
+      if (l[0] === '-') open.oe = ++o;
+      else open.ne = ++n;
+    }
+    if (open) regions.push(open);
+  }
+  return regions;
+}
+
 interface ParsedFile {
   oldPath: string | null;
   newPath: string | null;
-  hunks: { oldStart: number; oldLines: number; lines: string[] }[];
+  hunks: { oldStart: number; oldLines: number; newStart: number; newLines: number; lines: string[] }[];
 }
 
 /** Parses a git-format diff (what gitDiff writes, and what git writes for text files). */
@@ -115,13 +194,13 @@ export function parseGitDiff(text: string): ParsedFile[] {
     else if (l.startsWith('deleted file mode')) cur.newPath = null;
     else if (l.startsWith('rename from ')) cur.oldPath = unquotePath(l.slice(12).replace(/\n$/, ''));
     else if (l.startsWith('rename to ')) cur.newPath = unquotePath(l.slice(10).replace(/\n$/, ''));
-    else if (l.startsWith('--- ') || l.startsWith('+++ ') || /^(similarity|index|old mode|new mode)/.test(l)) continue;
+    else if (l.startsWith('--- ') || l.startsWith('+++ ') || /^(similarity|dissimilarity|index|old mode|new mode)/.test(l)) continue;
     else if (l.startsWith('@@ ')) {
       const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(l);
       if (!m) throw new Error(`hunk header not understood: ${l.trimEnd()}`);
       const oldLines = m[2] === undefined ? 1 : Number(m[2]);
       const newLines = m[4] === undefined ? 1 : Number(m[4]);
-      const hunk = { oldStart: Number(m[1]), oldLines, lines: [] as string[] };
+      const hunk = { oldStart: Number(m[1]), oldLines, newStart: Number(m[3]), newLines, lines: [] as string[] };
       let o = 0;
       let n = 0;
       while (i < lines.length && (o < oldLines || n < newLines || lines[i]!.startsWith('\\'))) {

@@ -71,6 +71,10 @@ export class CatFile {
 
   private async header(command: string): Promise<{ type: string; size: number } | undefined> {
     this.proc.stdin.write(command + '\n');
+    return this.readHeader();
+  }
+
+  private async readHeader(): Promise<{ type: string; size: number } | undefined> {
     const nl = await this.waitFor(() => this.buf.indexOf(10));
     const line = this.buf.subarray(0, nl).toString('utf8');
     this.buf = this.buf.subarray(nl + 1);
@@ -83,8 +87,31 @@ export class CatFile {
     return this.header(`info ${object}`);
   }
 
+  /** The headers of many objects, asked in one write and read back in order (no round trip each). */
+  async infoMany(objects: readonly string[]): Promise<({ type: string; size: number } | undefined)[]> {
+    if (objects.length === 0) return [];
+    this.proc.stdin.write(objects.map((o) => `info ${o}\n`).join(''));
+    const out: ({ type: string; size: number } | undefined)[] = [];
+    for (let i = 0; i < objects.length; i++) out.push(await this.readHeader());
+    return out;
+  }
+
   async contents(object: string): Promise<Buffer | undefined> {
-    const h = await this.header(`contents ${object}`);
+    this.proc.stdin.write(`contents ${object}\n`);
+    return this.readContents();
+  }
+
+  /** The contents of many objects, asked in one write and read back in order. */
+  async contentsMany(objects: readonly string[]): Promise<(Buffer | undefined)[]> {
+    if (objects.length === 0) return [];
+    this.proc.stdin.write(objects.map((o) => `contents ${o}\n`).join(''));
+    const out: (Buffer | undefined)[] = [];
+    for (let i = 0; i < objects.length; i++) out.push(await this.readContents());
+    return out;
+  }
+
+  private async readContents(): Promise<Buffer | undefined> {
+    const h = await this.readHeader();
     if (!h) return undefined;
     await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1));
     const body = Buffer.from(this.buf.subarray(0, h.size));

@@ -5,6 +5,7 @@ import { readJsonl } from '../../io/jsonl.js';
 import type { RepoFile } from '../repos/format.js';
 import { ContextBuilder, DEFAULT_CONTEXT_OPTIONS } from './context.js';
 import { CatFile, git, gitLines } from './git.js';
+import { DiffTreeStream, patchKey, type RawEntry } from './git-patches.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
 import { decodeText } from '../fim/text.js';
@@ -53,19 +54,9 @@ export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
   granularity: 'commit',
 };
 
-interface RawEntry {
-  oldMode: string;
-  newMode: string;
-  oldSha: string;
-  newSha: string;
-  status: string;
-  oldPath: string;
-  newPath: string;
-}
-
 const ZERO = /^0+$/;
 
-/** Parses `git diff-tree -r -z --raw` output. */
+/** Parses `git diff-tree -r -z --raw` output (a commit whose patch was over the cap is listed this way). */
 function parseRaw(out: Buffer): RawEntry[] {
   const f = out.toString('utf8').split('\0');
   const entries: RawEntry[] = [];
@@ -87,29 +78,110 @@ function commitMessage(body: Buffer): string {
   return cut < 0 ? '' : text.slice(cut + 2).trim();
 }
 
-async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<{ text: string } | { reason: string }> {
-  const info = await cat.info(sha);
-  if (!info) return { reason: 'missing_object' };
-  if (info.size > maxBytes) return { reason: 'too_large' };
-  const bytes = await cat.contents(sha);
+type BlobText = { text: string; asBytes: boolean } | { reason: string };
+
+/** A blob's text; `asBytes` is false when decoding changed it (a UTF-8 BOM is dropped), so git's patch of it does not fit the text. */
+function blobText(bytes: Buffer | undefined): BlobText {
   const text = bytes && decodeText(bytes);
-  return text === undefined ? { reason: 'binary' } : { text };
+  return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
+}
+
+async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<BlobText> {
+  return (await readTexts(cat, [sha], maxBytes)).get(sha)!;
+}
+
+/** Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB. */
+async function readTexts(cat: CatFile, shas: readonly string[], maxBytes: number): Promise<Map<string, BlobText>> {
+  const unique = [...new Set(shas)];
+  const infos = await cat.infoMany(unique);
+  const out = new Map<string, BlobText>();
+  let group: string[] = [];
+  let groupBytes = 0;
+  const readGroup = async () => {
+    const bodies = await cat.contentsMany(group);
+    group.forEach((sha, i) => out.set(sha, blobText(bodies[i])));
+    [group, groupBytes] = [[], 0];
+  };
+  for (const [i, sha] of unique.entries()) {
+    const info = infos[i];
+    if (!info) out.set(sha, { reason: 'missing_object' });
+    else if (info.size > maxBytes) out.set(sha, { reason: 'too_large' });
+    else {
+      group.push(sha);
+      groupBytes += info.size;
+      if (groupBytes >= 1 << 20) await readGroup();
+    }
+  }
+  if (group.length) await readGroup();
+  return out;
 }
 
 /** The context without retrieval or a token budget: touched files and `related` random ones. */
 const relatedOnly = (o: HistoryOptions) => new ContextBuilder({ ...DEFAULT_CONTEXT_OPTIONS, retrieve: 0, contextTokens: 0, related: o.related, maxFileBytes: o.maxFileBytes });
 
+/** The long-running git processes of one repository's walk. */
+interface RepoGit {
+  dir: string;
+  cat: CatFile;
+  patches: DiffTreeStream;
+}
+
+/**
+ * A commit's changed text files, each with git's patch of it when the patch fits the texts; the
+ * others are counted dropped by reason into `files`. Undefined (and counted) when the commit
+ * changes more than `maxFiles` files.
+ */
+async function commitChanges(g: RepoGit, commit: string, label: string, opts: HistoryOptions, files: Ledger): Promise<{ changes: FileChange[]; bytes: number } | { files: number }> {
+  const out = await g.patches.commit(commit);
+  // Over the patch cap: the files are listed by one plain diff-tree, and get jsdiff's diff (bounded).
+  const raw = out.raw ?? parseRaw(await git(g.dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', '--root', commit]));
+  files.input(raw.length);
+  if (raw.length > opts.maxFiles) {
+    files.drop('commit_dropped', `${label}: ${raw.length} files`, raw.length);
+    return { files: raw.length };
+  }
+  const changes: FileChange[] = [];
+  let bytes = 0;
+  const special = (e: RawEntry) => [e.oldMode, e.newMode].some((m) => m === '120000' || m === '160000');
+  const texts = await readTexts(g.cat, raw.filter((e) => !special(e)).flatMap((e) => [e.oldSha, e.newSha].filter((s) => !ZERO.test(s))), opts.maxFileBytes);
+  for (const e of raw) {
+    const name = `${label}: ${e.newPath}`;
+    if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
+    else if ([e.oldMode, e.newMode].includes('160000')) files.drop('submodule', name);
+    else {
+      const before = ZERO.test(e.oldSha) ? null : texts.get(e.oldSha)!;
+      const after = ZERO.test(e.newSha) ? null : texts.get(e.newSha)!;
+      const bad = [before, after].find((s) => s && 'reason' in s) as { reason: string } | undefined;
+      if (bad) files.drop(bad.reason, name);
+      else {
+        const b = before && 'text' in before ? before : null;
+        const a = after && 'text' in after ? after : null;
+        bytes += (b?.text.length ?? 0) + (a?.text.length ?? 0);
+        const change: FileChange = { oldPath: b === null ? null : e.oldPath, newPath: a === null ? null : e.newPath, before: b?.text ?? null, after: a?.text ?? null };
+        const patch = out.patches.get(patchKey(e.oldPath, e.newPath));
+        if (patch !== undefined && b?.asBytes !== false && a?.asBytes !== false) change.diff = patch;
+        if (b !== null && b.asBytes) change.blob = { repo: resolve(g.dir), sha: e.oldSha, mode: e.oldMode };
+        changes.push(change);
+      }
+    }
+  }
+  return { changes, bytes };
+}
+
 /**
  * Walks the commits of `rev` oldest first. Merges are dropped (their change is their
  * parents'), so are commits over the size limits and commits that change no text file.
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
+ * Four git processes per repository whatever its length: rev-list, one diff-tree --stdin for
+ * the patches, one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
  */
 export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger, context = relatedOnly(opts)): AsyncIterable<EditUnit> {
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
+  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)) };
   try {
     let n = 0;
-    for await (const line of gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev])) {
+    for await (const line of prefetched(gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev]), g.patches, opts)) {
       if (n++ >= opts.maxCommits) break;
       const [commit, ...parents] = line.trim().split(' ') as [string, ...string[]];
       if (opts.owns && !opts.owns(`commit:${commit}`)) continue; // another rank's commit
@@ -120,32 +192,12 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
         continue;
       }
       const parent = parents[0];
-      const raw = parseRaw(await git(dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', ...(parent ? [parent, commit] : ['--root', commit])]));
-      files.input(raw.length);
-      if (raw.length > opts.maxFiles) {
-        files.drop('commit_dropped', `${label}: ${raw.length} files`, raw.length);
-        yield { label, drop: 'too_large', message: `${label} changes ${raw.length} files (limit ${opts.maxFiles})` };
+      const got = await commitChanges(g, commit, label, opts, files);
+      if ('files' in got) {
+        yield { label, drop: 'too_large', message: `${label} changes ${got.files} files (limit ${opts.maxFiles})` };
         continue;
       }
-      const changes: FileChange[] = [];
-      let bytes = 0;
-      for (const e of raw) {
-        const name = `${label}: ${e.newPath}`;
-        if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
-        else if ([e.oldMode, e.newMode].includes('160000')) files.drop('submodule', name);
-        else {
-          const before = ZERO.test(e.oldSha) ? null : await readText(cat, e.oldSha, opts.maxFileBytes);
-          const after = ZERO.test(e.newSha) ? null : await readText(cat, e.newSha, opts.maxFileBytes);
-          const bad = [before, after].find((s) => s && 'reason' in s) as { reason: string } | undefined;
-          if (bad) files.drop(bad.reason, name);
-          else {
-            const b = before && 'text' in before ? before.text : null;
-            const a = after && 'text' in after ? after.text : null;
-            bytes += (b?.length ?? 0) + (a?.length ?? 0);
-            changes.push({ oldPath: b === null ? null : e.oldPath, newPath: a === null ? null : e.newPath, before: b, after: a });
-          }
-        }
-      }
+      const { changes, bytes } = got;
       if (changes.length === 0) {
         yield { label, drop: 'no_text_changes', message: `${label} changes no text file` };
         continue;
@@ -169,9 +221,33 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       yield { label, changeSets };
     }
   } finally {
+    g.patches.close();
     cat.close();
   }
 }
+
+/** Commits asked of diff-tree ahead of their turn, so git diffs them while earlier ones become samples. */
+const PREFETCH_COMMITS = 16;
+
+/** The rev-list lines, each yielded once the diffs of up to PREFETCH_COMMITS later commits (this rank's, not merges, within maxCommits) are asked. */
+async function* prefetched(lines: AsyncIterable<string>, patches: DiffTreeStream, opts: HistoryOptions): AsyncIterable<string> {
+  const ahead: string[] = [];
+  let seen = 0;
+  const ask = (line: string) => {
+    const [commit, ...parents] = line.trim().split(' ');
+    if (seen++ < opts.maxCommits && parents.length <= 1 && (!opts.owns || opts.owns(`commit:${commit}`))) patches.prefetch(commit!);
+  };
+  for await (const line of lines) {
+    ask(line);
+    ahead.push(line);
+    if (ahead.length > PREFETCH_COMMITS) yield ahead.shift()!;
+    if (seen > opts.maxCommits + PREFETCH_COMMITS) break;
+  }
+  yield* ahead;
+}
+
+/** A commit's patch text held at most: its kept text is at most maxCommitBytes, twice that with context and headers, plus room for dropped files' headers. */
+const patchCap = (opts: HistoryOptions) => Math.min(2 * opts.maxCommitBytes + (1 << 20), 1 << 30);
 
 /**
  * Rows with `before`, `after` and `description` (optional `path`, `repo`, `id`, and `context`:

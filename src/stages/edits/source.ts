@@ -25,7 +25,14 @@ export async function* editsSource(inputs: string[], options: EditsOptions, ctx:
   const { repos, excludeInstances } = options.instances;
   if (excludeInstances.length && repos === undefined) throw new Error('edits: --exclude-instances applies to pull-request instances: give --repos DIR');
   const exclusions = excludeInstances.length ? await InstanceExclusions.load(excludeInstances) : undefined;
-  yield* editSamples(editUnits(inputs, options, ctx, files, context, exclusions), options.edit, ctx);
+  // Bundles are cloned below the context's work folder, or a temporary one this source removes
+  // when its last samples are checked (git apply --check reads the clone's blobs).
+  const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
+  try {
+    yield* editSamples(editUnits(inputs, options, ctx, files, context, ownTmp, exclusions), options.edit, ctx);
+  } finally {
+    if (ownTmp) rmSync(ownTmp, { recursive: true, force: true });
+  }
   const stats = ctx.stats.edits as EditStats & { files?: unknown; context?: unknown };
   stats.files = files.toJSON();
   stats.context = context.stats;
@@ -43,28 +50,22 @@ export const isGitRepo = (dir: string): boolean => {
   return st?.isDirectory() === true && (existsSync(join(dir, '.git')) || statSync(join(dir, 'HEAD'), { throwIfNoEntry: false })?.isFile() === true);
 };
 
-async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger, context: ContextBuilder, exclusions?: InstanceExclusions): AsyncIterable<EditUnit> {
+async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger, context: ContextBuilder, ownTmp: string | undefined, exclusions?: InstanceExclusions): AsyncIterable<EditUnit> {
   const history = { ...o.history, owns: ctx.owns };
-  // Bundles are cloned below the context's work folder, or a temporary one this source removes.
-  const ownTmp = ctx.workDir === undefined && inputs.some((i) => i.endsWith('.bundle')) ? mkdtempSync(join(tmpdir(), 'midpack-edits-')) : undefined;
-  try {
-    for (const input of inputs) {
-      if (input.endsWith('.bundle')) {
-        const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
-        yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files, context);
-      } else if (isGitRepo(input)) {
-        yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
-      } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
-      } else if (o.instances.repos !== undefined) {
-        const opts = { ...o.instances, repos: o.instances.repos, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
-        yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, ctx.owns);
-      } else {
-        yield* rowUnits(input, ctx.ledger, ctx.owns);
-      }
+  for (const input of inputs) {
+    if (input.endsWith('.bundle')) {
+      const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
+      yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files, context);
+    } else if (isGitRepo(input)) {
+      yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
+    } else if (statSync(input, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
+    } else if (o.instances.repos !== undefined) {
+      const opts = { ...o.instances, repos: o.instances.repos, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
+      yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, ctx.owns);
+    } else {
+      yield* rowUnits(input, ctx.ledger, ctx.owns);
     }
-  } finally {
-    if (ownTmp) rmSync(ownTmp, { recursive: true, force: true });
   }
 }
 

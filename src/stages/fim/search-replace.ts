@@ -1,4 +1,5 @@
 import { diffArrays } from 'diff';
+import { LineIndex } from './line-index.js';
 import { countOccurrences, splitLines } from './text.js';
 
 /**
@@ -77,7 +78,11 @@ export function parseBlocks(text: string): { blocks: EditBlock[]; rest: number }
 
 export type Files = Map<string, string>;
 
-/** Applies blocks to files (path → text); returns the new files or the reason it cannot. */
+/**
+ * Applies blocks to files (path → text); returns the new files or the reason it cannot. Each
+ * SEARCH is found by position: its first place, then whether there is a second one after it
+ * (two scans of the file at most, no count of every occurrence), and replaced there.
+ */
 export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly EditBlock[]): Files | { error: string } {
   const out = new Map(files);
   for (const [k, b] of blocks.entries()) {
@@ -90,9 +95,9 @@ export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly
     if (text === undefined) return { error: `block ${k + 1} (${b.path}): no such file` };
     const noFinalNewline = text.length > 0 && !text.endsWith('\n');
     const work = noFinalNewline ? text + '\n' : text;
-    const n = countOccurrences(work, b.search);
-    if (n !== 1) return { error: `block ${k + 1} (${b.path}): SEARCH ${n === 0 ? 'not found' : 'occurs more than once'}` };
     const at = work.indexOf(b.search);
+    if (at < 0) return { error: `block ${k + 1} (${b.path}): SEARCH not found` };
+    if (work.indexOf(b.search, at + 1) >= 0) return { error: `block ${k + 1} (${b.path}): SEARCH occurs more than once` };
     const result = work.slice(0, at) + b.replace + work.slice(at + b.search.length);
     out.set(b.path, noFinalNewline && result.endsWith('\n') ? result.slice(0, -1) : result);
   }
@@ -100,15 +105,21 @@ export function applyBlocks(files: ReadonlyMap<string, string>, blocks: readonly
 }
 
 /** A changed region in line indices: old lines [os, oe) became new lines [ns, ne). */
-interface Region {
+export interface Region {
   os: number;
   oe: number;
   ns: number;
   ne: number;
 }
 
-/** Changed regions between two line lists: common ends trimmed first, jsdiff for the rest. */
-function changedRegions(oldL: readonly string[], newL: readonly string[], oneRegion: boolean): Region[] {
+/**
+ * The bound on jsdiff's work for the changed regions (inserted plus deleted lines), where no
+ * diff is given: Myers' algorithm costs O((N+M)·D), so past it the change is refused by reason.
+ */
+export const REGIONS_MAX_EDIT_LENGTH = 2000;
+
+/** Changed regions between two line lists: common ends trimmed first, jsdiff (bounded) for the rest; undefined past the bound. */
+function changedRegions(oldL: readonly string[], newL: readonly string[], oneRegion: boolean): Region[] | undefined {
   let head = 0;
   while (head < oldL.length && head < newL.length && oldL[head] === newL[head]) head++;
   let tail = 0;
@@ -121,7 +132,9 @@ function changedRegions(oldL: readonly string[], newL: readonly string[], oneReg
   let o = head;
   let n = head;
   let open: Region | undefined;
-  for (const c of diffArrays(oldMid, newMid)) {
+  const parts = diffArrays(oldMid, newMid, { maxEditLength: REGIONS_MAX_EDIT_LENGTH });
+  if (!parts) return undefined;
+  for (const c of parts) {
     const count = c.value.length;
     if (!c.added && !c.removed) {
       if (open) regions.push(open);
@@ -138,14 +151,40 @@ function changedRegions(oldL: readonly string[], newL: readonly string[], oneReg
   return regions;
 }
 
+/**
+ * How often (0, 1, or 2 for "more") the block's lines occur in the file as the earlier blocks
+ * left it: the new lines [0, doneNew), then the old lines [doneOld, end). Counted in each part
+ * with its line index, plus the places that straddle the seam (checked line by line).
+ */
+function occurrences(oldIdx: LineIndex, newIdx: LineIndex | undefined, search: readonly string[], doneOld: number, doneNew: number): number {
+  let n = oldIdx.find(search, doneOld).length;
+  if (!newIdx || doneNew === 0) return n;
+  n += newIdx.find(search, 0, doneNew).length;
+  const k = search.length;
+  const oldL = oldIdx.lines;
+  const newL = newIdx.lines;
+  for (let i = Math.max(0, doneNew - k + 1); i < doneNew && n < 2; i++) {
+    const m = doneNew - i; // lines of the block in the new part; the other k - m start at doneOld
+    if (doneOld + k - m > oldL.length || !newL[i]!.endsWith(search[0]!)) continue;
+    let same = true;
+    for (let j = 1; j < k && same; j++) same = (j < m ? newL[i + j] : oldL[doneOld + j - m]) === search[j];
+    if (same) n++;
+  }
+  return Math.min(n, 2);
+}
+
 export interface BuildBlocksOptions {
   /** Context lines a block may take on each side to make its SEARCH unique. */
   maxContextLines: number;
   /** One block for the whole change (S&R FIM restores one span), not one per changed region. */
   oneBlock?: boolean;
+  /** The changed regions when a diff already gives them (git's hunks, see edits/git-diff.ts regionsOfDiff). */
+  regions?: Region[];
 }
 
-export type BuildResult = { blocks: EditBlock[] } | { reason: 'sr_not_unique' | 'sr_final_newline_change' | 'sr_marker_in_text' | 'sr_no_change'; message: string };
+export type BuildResult =
+  | { blocks: EditBlock[] }
+  | { reason: 'sr_not_unique' | 'sr_final_newline_change' | 'sr_marker_in_text' | 'sr_no_change' | 'sr_diff_over_bound'; message: string };
 
 const withFinalNewline = (t: string) => (t.length > 0 && !t.endsWith('\n') ? t + '\n' : t);
 
@@ -164,10 +203,23 @@ export function buildBlocks(path: string, before: string | undefined, after: str
   if (before.endsWith('\n') !== after.endsWith('\n') && after !== '') {
     return { reason: 'sr_final_newline_change', message: `${path}: the change adds or removes the final newline` };
   }
-  const oldL = splitLines(withFinalNewline(before));
+  const oldText = withFinalNewline(before);
+  const oldL = splitLines(oldText);
   const newL = splitLines(withFinalNewline(after));
-  const regions = changedRegions(oldL, newL, opts.oneBlock ?? false);
+  const regions = opts.regions ?? changedRegions(oldL, newL, opts.oneBlock ?? false);
+  if (!regions) return { reason: 'sr_diff_over_bound', message: `${path}: the change is over ${REGIONS_MAX_EDIT_LENGTH} changed lines` };
   const blocks: EditBlock[] = [];
+  // The first tries on the untouched file scan its text natively; the line index is made (once)
+  // when a change needs more tries or blocks, where rescanning would cost the file each time.
+  let oldIdx: LineIndex | undefined;
+  let newIdx: LineIndex | undefined; // made when a second block needs the new lines before it
+  let scans = 0;
+  const count = (searchLines: string[], doneOld: number, doneNew: number): number => {
+    if (doneOld === 0 && doneNew === 0 && scans++ < 3) return countOccurrences(oldText, searchLines.join(''));
+    oldIdx ??= new LineIndex(oldL);
+    newIdx ??= doneNew > 0 ? new LineIndex(newL) : undefined;
+    return occurrences(oldIdx, newIdx, searchLines, doneOld, doneNew);
+  };
   let doneOld = 0; // old lines before this index are already covered by emitted blocks
   let doneNew = 0;
   for (let r = 0; r < regions.length; r++) {
@@ -184,9 +236,9 @@ export function buildBlocks(path: string, before: string | undefined, after: str
         r++;
         continue;
       }
-      const search = oldL.slice(s0, s1).join('');
-      const current = newL.slice(0, doneNew).join('') + oldL.slice(doneOld).join('');
-      if (search !== '' && countOccurrences(current, search) === 1) {
+      const searchLines = oldL.slice(s0, s1);
+      if (searchLines.length > 0 && count(searchLines, doneOld, doneNew) === 1) {
+        const search = searchLines.join('');
         const lead = reg.os - s0;
         const afterCtx = s1 - reg.oe;
         const replace = newL.slice(reg.ns - lead, reg.ne + afterCtx).join('');

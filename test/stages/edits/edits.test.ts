@@ -119,6 +119,9 @@ test('midpack edits on a real git history: every diff applies with real git appl
       };
       if (d.meta.format === 'diff') {
         diffs++;
+        // The diff is git's own, as `git diff-tree -p` writes it, without the `index` lines (and the binary file).
+        const own = g(dir, '-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '-p', '--root', '--no-commit-id', commit).split(/(?=^diff --git )/m);
+        assert.equal(reply, own.filter((s) => !s.includes('\nBinary files ')).map((s) => s.split('\n').filter((l) => !l.startsWith('index ')).join('\n')).join(''));
         writeFileSync(join(root, 'p.diff'), reply);
         const r = spawnSync('git', ['apply', join(root, 'p.diff')], { cwd: work, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: root } });
         assert.equal(r.status, 0, `${commit}: ${r.stderr}\n${reply}`);

@@ -1,0 +1,120 @@
+/**
+ * npm run bench:history — the edits stage alone on a real repository's full history.
+ *
+ * The repository is midpack's own history, cloned (no checkout) into .bench/edits/ and walked at
+ * commit 38a73f5 (316 commits, 25 merges): real TypeScript, C++ and Markdown changes. It runs
+ * `midpack edits` on it with a `git` first on PATH that counts every git process started (then
+ * runs the real git), under /usr/bin/time for the peak RSS, and prints commits/s, git processes,
+ * peak RSS, the samples by format and the ledger.
+ *
+ * With `--baseline DIR` (another checkout of midpack, built) it runs that build's `midpack edits`
+ * on the same history in the same run, prints the ratio, and compares the samples: the same ids,
+ * the same texts for every sample without a diff (`sr`), and for the others how many texts differ
+ * (the diff is git's own text since issue 32, see docs/fim.md).
+ *
+ *   npm run bench:history -- [--baseline /tmp/midpack-main] [--rounds 1]
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../test/helpers/paths.js';
+
+const REV = '38a73f5';
+const dir = join(repoRoot, '.bench', 'edits');
+const args = process.argv.slice(2);
+const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const baseline = opt('--baseline');
+const rounds = Number(opt('--rounds') ?? 1);
+
+function cloneHistory(): string {
+  const repo = join(dir, 'midpack');
+  if (!existsSync(join(repo, 'HEAD')) && !existsSync(join(repo, '.git'))) {
+    mkdirSync(dir, { recursive: true });
+    const r = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', repoRoot, repo], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git clone failed: ${r.stderr}`);
+  }
+  return repo;
+}
+
+/** A `git` that counts its starts in a file, then is the real git. */
+function countingGit(): { bin: string; counter: string } {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const counter = join(dir, 'git-starts');
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$1 $2 $3 $4 $5" >> "${counter}"\nexec "${real}" "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  return { bin, counter };
+}
+
+interface Measure {
+  seconds: number;
+  rssMB: number;
+  gitStarts: number;
+  byCommand: Record<string, number>;
+  manifest: { ledger: { records_in: number; records_out: number; dropped: Record<string, number> }; stats: { edits: { samples: Record<string, number>; git_apply_checked: number } } };
+  out: string;
+}
+
+function runEdits(root: string, repo: string, name: string): Measure {
+  const { bin, counter } = countingGit();
+  rmSync(counter, { force: true });
+  const out = join(dir, `${name}.jsonl`);
+  const cli = join(root, 'dist', 'src', 'cli', 'main.js');
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'edits', repo, '--rev', REV, '--out', out, '--quiet'], { encoding: 'utf8', env });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`${name}: midpack edits failed: ${r.stderr.slice(-2000)}`);
+  const starts = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
+  const byCommand: Record<string, number> = {};
+  for (const s of starts) {
+    const words = s.split(' ');
+    const cmd = words[0] === '-C' ? (words[2] === '-c' ? words[4]! : words[2]!) : words[0]!;
+    byCommand[cmd] = (byCommand[cmd] ?? 0) + 1;
+  }
+  const lines = r.stderr.trim().split('\n');
+  const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8'));
+  return { seconds, rssMB: Number(lines[lines.length - 1]) / 1024, gitStarts: starts.length, byCommand, manifest, out };
+}
+
+const docsOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string; meta: { format: string } });
+
+function describe(label: string, m: Measure, commits: number): string {
+  const l = m.manifest.ledger;
+  return [
+    `${label}: ${m.seconds.toFixed(2)} s, ${(commits / m.seconds).toFixed(1)} commits/s, git processes started ${m.gitStarts} (${Object.entries(m.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')}), peak RSS ${m.rssMB.toFixed(0)} MB`,
+    `  ledger: commits in ${l.records_in}, kept ${l.records_out}, dropped ${JSON.stringify(l.dropped)}; samples ${JSON.stringify(m.manifest.stats.edits.samples)}, git apply --check on ${m.manifest.stats.edits.git_apply_checked}`,
+  ].join('\n');
+}
+
+function compare(a: string, b: string): string {
+  const x = docsOf(a);
+  const y = docsOf(b);
+  const ids = x.map((d) => d.id).join() === y.map((d) => d.id).join();
+  const other = new Map(y.map((d) => [d.id, d]));
+  const differs: Record<string, number> = {};
+  const only: Record<string, number> = {};
+  for (const d of x) {
+    const o = other.get(d.id);
+    if (!o) only[`this:${d.meta.format}`] = (only[`this:${d.meta.format}`] ?? 0) + 1;
+    else if (o.text !== d.text) differs[d.meta.format] = (differs[d.meta.format] ?? 0) + 1;
+    other.delete(d.id);
+  }
+  for (const d of other.values()) only[`baseline:${d.meta.format}`] = (only[`baseline:${d.meta.format}`] ?? 0) + 1;
+  return `samples: ${x.length} against ${y.length}, same ids in the same order: ${ids}; only in one: ${JSON.stringify(only)}; texts that differ, by format: ${JSON.stringify(differs)}`;
+}
+
+const repo = cloneHistory();
+const commits = Number(spawnSync('git', ['-C', repo, 'rev-list', '--count', REV], { encoding: 'utf8' }).stdout.trim());
+process.stdout.write(`bench:history  midpack's own history at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on)\n`);
+for (let round = 1; round <= rounds; round++) {
+  const now = runEdits(repoRoot, repo, 'this');
+  process.stdout.write(describe(`this build   round ${round}`, now, commits) + '\n');
+  if (baseline) {
+    const base = runEdits(baseline, repo, 'baseline');
+    process.stdout.write(describe(`baseline     round ${round}`, base, commits) + '\n');
+    process.stdout.write(`speed-up this / baseline: ${(base.seconds / now.seconds).toFixed(2)}x; git processes ${now.gitStarts} against ${base.gitStarts}\n`);
+    process.stdout.write(compare(now.out, base.out) + '\n');
+  }
+}

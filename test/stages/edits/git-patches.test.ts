@@ -1,0 +1,154 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { repoRoot } from '../../helpers/paths.js';
+import { DiffTreeStream, splitPatch } from '../../../src/stages/edits/git-patches.js';
+import { TreeFiles } from '../../../src/stages/edits/tree-files.js';
+import { CatFile } from '../../../src/stages/edits/git.js';
+import { gitApplyCheck } from '../../../src/stages/edits/git-apply.js';
+import { applyGitDiff, gitDiff, type FileChange } from '../../../src/stages/edits/git-diff.js';
+import { collect, defaultContext } from '../../../src/core/stage.js';
+import { DEFAULT_EDIT_OPTIONS, editSamples } from '../../../src/stages/edits/edit-sample.js';
+import type { EditUnit } from '../../../src/stages/edits/history.js';
+
+const g = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' } });
+
+function write(dir: string, path: string, content: string | Buffer) {
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  writeFileSync(join(dir, path), content);
+}
+
+/** Paths git writes bare, quoted or with a TAB after them; CRLF, BOM, no final newline, a rename, a mode change, a binary file. */
+function buildRepo(root: string): string {
+  const dir = join(root, 'proj');
+  mkdirSync(dir);
+  g(dir, 'init', '-q', '-b', 'main');
+  g(dir, 'config', 'user.email', 't@example.com');
+  g(dir, 'config', 'user.name', 'T');
+  const option = readFileSync(join(repoRoot, 'node_modules/commander/lib/option.js'), 'utf8');
+  write(dir, 'lib/option.js', option);
+  write(dir, 'sp ace/ünï códe.py', 'def a():\n    return 1\n');
+  write(dir, 'quote"d\\name.txt', 'one\ntwo\n');
+  write(dir, 'win.txt', 'one\r\ntwo\r\n');
+  write(dir, 'bom.txt', '\ufeffwith a BOM\nline\n');
+  write(dir, 'tail', 'no final newline');
+  write(dir, 'run.sh', '#!/bin/sh\necho hi\n');
+  g(dir, 'add', '.');
+  g(dir, 'commit', '-qm', 'Initial');
+  write(dir, 'lib/option.js', option.replace(/this\./g, 'self.').replace('class Option {', 'class Option {\n  // edited'));
+  write(dir, 'sp ace/ünï códe.py', 'def a():\n    return 2\n');
+  write(dir, 'quote"d\\name.txt', 'one\nTWO\n');
+  write(dir, 'win.txt', 'one\r\nTWO\r\n');
+  write(dir, 'bom.txt', '\ufeffwith a BOM, edited\nline\n');
+  write(dir, 'tail', 'no final newline, edited');
+  write(dir, 'logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+  g(dir, 'update-index', '--add', '--chmod=+x', 'run.sh');
+  g(dir, 'add', '.');
+  g(dir, 'commit', '-qm', 'Edit everything');
+  g(dir, 'mv', 'win.txt', 'renamed win.txt');
+  g(dir, 'commit', '-qm', 'Rename');
+  return dir;
+}
+
+test("git diff-tree --stdin gives each commit's raw entries and git's own patch per file, in one process", async () => {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-patches-'));
+  try {
+    const dir = buildRepo(root);
+    const stream = new DiffTreeStream(dir, 1 << 24);
+    for (const commit of g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n')) {
+      const got = await stream.commit(commit);
+      const want = g(dir, '-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '-p', '--root', '--no-commit-id', commit);
+      // Git's patch, file by file, with only the `index` lines left out (a binary file has none).
+      const sections = want.split(/(?=^diff --git )/m).filter((s) => !s.includes('\nBinary files '));
+      assert.equal([...got.patches.values()].join(''), sections.map((s) => s.split('\n').filter((l) => !l.startsWith('index ')).join('\n')).join(''));
+      assert.deepEqual([...got.patches.keys()], [...splitPatch(want).keys()]);
+      // The raw entries, paths unquoted, as the NUL-separated raw output has them.
+      const z = g(dir, 'diff-tree', '-r', '-M', '-z', '--raw', '--root', '--no-commit-id', commit).split('\0');
+      const entries: string[][] = [];
+      for (let i = 0; i + 1 < z.length; ) {
+        const status = z[i++]!.split(' ')[4]!;
+        const old = z[i++]!;
+        entries.push([status, old, /^R/.test(status) ? z[i++]! : old]);
+      }
+      assert.deepEqual(got.raw!.map((e) => [e.status, e.oldPath, e.newPath]), entries);
+    }
+    // Asked all at once ahead (git diffs them while earlier ones are read): the same outputs, in order.
+    const ahead = new DiffTreeStream(dir, 1 << 24);
+    const all = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
+    for (const c of all) ahead.prefetch(c);
+    for (const c of all) assert.deepEqual(await ahead.commit(c), await stream.commit(c));
+    ahead.close();
+    // A commit over the cap gives no patch, and the stream goes on with the next one.
+    const small = new DiffTreeStream(dir, 64);
+    const [first, second] = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
+    assert.equal((await small.commit(first!)).raw, undefined);
+    assert.equal((await small.commit(second!)).raw, undefined);
+    stream.close();
+    small.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('TreeFiles lists what git ls-tree -r --long lists, in its order, from the one cat-file process', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-tree-'));
+  try {
+    const dir = buildRepo(root);
+    const cat = new CatFile(dir);
+    const tree = new TreeFiles(cat);
+    for (const commit of g(dir, 'rev-list', 'HEAD').trim().split('\n')) {
+      const want = g(dir, 'ls-tree', '-r', '-z', '--long', commit)
+        .split('\0')
+        .map((l) => /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(l))
+        .filter((m) => m !== null)
+        .map((m) => ({ path: m![3]!, sha: m![1]!, size: Number(m![2]) }));
+      assert.deepEqual(await tree.list(commit), want);
+    }
+    cat.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('git apply --check against a temporary index of the repository: accepted and rejected diffs named', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-apply-'));
+  try {
+    const dir = buildRepo(root);
+    const [c1] = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
+    const sha = g(dir, 'rev-parse', `${c1}:sp ace/ünï códe.py`).trim();
+    const blob = { repo: dir, sha, mode: '100644' };
+    const before = 'def a():\n    return 1\n';
+    const good: FileChange = { oldPath: 'sp ace/ünï códe.py', newPath: 'sp ace/ünï códe.py', before, after: 'def a():\n    return 3\n', blob };
+    // The before-text says what the blob does not hold: git rejects the diff made from it.
+    const bad: FileChange = { ...good, before: 'def a():\n    return 9\n', after: 'def a():\n    return 3\n' };
+    const added: FileChange = { oldPath: null, newPath: 'new/file.txt', before: null, after: 'x\n' };
+    const verdicts = await gitApplyCheck([{ changes: [good] }, { changes: [bad] }, { changes: [added] }], root);
+    assert.equal(verdicts[0], null);
+    assert.match(verdicts[1]!, /patch failed|does not apply/);
+    assert.equal(verdicts[2], null);
+    assert.ok(!('error' in applyGitDiff(new Map([[good.oldPath!, before]]), gitDiff([good]))));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('jsdiff has a stated bound: a row past it is dropped by reason at once, not diffed for minutes', async () => {
+  const lines = (tag: string) => Array.from({ length: 6000 }, (_, i) => `${tag} line ${i} ${(i * 7919) % 6007}\n`).join('');
+  const unit: EditUnit = {
+    label: 'rows:1',
+    changeSets: [{ sourceId: 'big', repo: 'r', description: 'rewrite', changes: [{ oldPath: 'a.txt', newPath: 'a.txt', before: lines('old'), after: lines('new') }], context: [] }],
+  };
+  const ctx = defaultContext({ log: () => {} });
+  const units = async function* () {
+    yield unit;
+  };
+  const docs = await collect(editSamples(units(), { ...DEFAULT_EDIT_OPTIONS, gitCheck: false }, ctx));
+  assert.equal(docs.length, 0);
+  assert.deepEqual(ctx.ledger.toJSON().dropped, { no_verified_sample: 1 });
+  const stats = ctx.stats.edits as { failed: Record<string, number> };
+  assert.deepEqual(stats.failed, { sr_diff_over_bound: 1, diff_over_bound: 1 });
+});
