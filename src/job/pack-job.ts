@@ -8,7 +8,7 @@ import { readDocuments, isDocumentFile } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
-import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
+import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
@@ -33,9 +33,9 @@ export interface PackJobOptions {
   seqLen: number;
   overlong: OverlongPolicy;
   slideStride?: number;
-  /** Planning window: units placed longest first together (about 56 bytes each). */
+  /** 0 (default): each planning pass placed best-fit decreasing as a whole; N: N units at a time. */
   windowUnits?: number;
-  /** Bins held open across windows (their units: at most 2^21, 20 bytes each). */
+  /** Partly filled bins carried between planning passes (their units: at most 2^21, 20 bytes each). */
   maxOpenBins?: number;
   /** Units one planning pass holds (about 56 bytes each); a larger corpus is planned in several passes. */
   passUnits?: number;
@@ -83,7 +83,7 @@ export const PACK_DEFAULTS = {
   name: 'midpack',
   chunkTokens: 4_000_000,
   keepWork: false,
-  windowUnits: DEFAULT_WINDOW_UNITS,
+  windowUnits: DEFAULT_PLAN_WINDOW_UNITS,
   maxOpenBins: DEFAULT_MAX_OPEN_BINS,
   passUnits: DEFAULT_PASS_UNITS,
   shuffleSeed: 0,
