@@ -173,6 +173,12 @@ void Planner::beginPass(uint32_t pass) {
   nextUnit_ = 0;
   pending_.clear();
   keys_.clear();
+  // A pass keeps about units / passes of them (a hash's share): reserved with a little slack, so
+  // the buffers do not grow by doubling (copies, and up to twice the memory).
+  const uint64_t expected = cutStats_.units / passes_;
+  const size_t reserve = size_t(std::min<uint64_t>(cutStats_.units, expected + expected / 64 + 1024));
+  pending_.reserve(reserve);
+  keys_.reserve(reserve);
 }
 
 void Planner::feed(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts, const uint32_t* boundaryOffsets,
