@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
-import { readDocuments, isDocumentFile } from '../io/documents.js';
+import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
@@ -67,9 +67,12 @@ export interface PackProgressEvent {
   documents?: number;
   tokens?: number;
   bins?: number;
-  /** plan: the pass starting (0 is the counting pass) of `passes`. */
+  /** plan: the pass starting (0 is the counting pass, passes + 1 planning done) of `passes`. */
   pass?: number;
   passes?: number;
+  /** tokenize: input bytes read since the last event, of `totalBytes`. */
+  bytes?: number;
+  totalBytes?: number;
   /** write: bins to write in all. */
   totalBins?: number;
 }
@@ -130,6 +133,8 @@ export interface PackSource {
   identity?: Fingerprint;
   /** The run's mixture section (report.mixture, manifest.mixture), from the finished figures. */
   mixture?: (report: ReportJson) => MixtureReport;
+  /** The input bytes `docs` reads (ReadDocumentsOptions.bytes), for progress by percentage. */
+  bytes?: ByteTally;
 }
 
 /**
@@ -192,6 +197,8 @@ interface PackJob {
   /** Complete chunks of a killed run with the same fingerprint. */
   resumed: ChunkIndex[];
   progress: (e: PackProgressEvent) => void;
+  /** Input bytes read, when the documents come from files. */
+  bytes: ByteTally | undefined;
   fault: ReturnType<typeof faultPoint>;
 }
 
@@ -222,11 +229,12 @@ async function setUpPackJob(o: PackJobOptions, backend: 'hf' | 'fast', source?: 
     }
     return described;
   };
-  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField });
+  const bytes = source ? source.bytes : ByteTally.ofFiles(inputFiles);
+  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes });
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
   const progress = o.onProgress ?? (() => {});
-  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
 
 async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
@@ -301,7 +309,15 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
       figures.addDoc(d);
     }
     await outputs.writeLengths(Uint32Array.from(index.docs, (d) => d.len));
-    progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens });
+    progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens, ...readBytes() });
+  };
+  // Input bytes read since the last event, when the total is known (documents from files).
+  let reported = 0;
+  const readBytes = (): { bytes?: number; totalBytes?: number } => {
+    if (!job.bytes) return {};
+    const bytes = job.bytes.read - reported;
+    reported = job.bytes.read;
+    return { bytes, totalBytes: job.bytes.total };
   };
   for (const index of resumed) {
     // The ledger counts the resumed chunks' documents as the first run did.
@@ -330,6 +346,7 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
       }
       ledger.output();
       await completed(chunks.add(doc, r));
+      if (job.bytes && job.bytes.read - reported >= job.bytes.total / 1000) progress({ phase: 'tokenize', ...readBytes() });
     }
     await completed(chunks.flush());
   } catch (e) {
@@ -374,6 +391,7 @@ async function planPhase(job: PackJob): Promise<PlanResult> {
       },
       (pass, passes) => job.progress({ phase: 'plan', pass, passes }),
     );
+    job.progress({ phase: 'plan', pass: result.passes + 1, passes: result.passes });
     plan.commit();
     return result;
   } catch (e) {

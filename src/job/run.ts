@@ -7,7 +7,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
-import { readDocumentFile } from '../io/documents.js';
+import { readDocumentFile, ByteTally } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
@@ -148,8 +148,10 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   } else {
     const ledger = new Ledger();
     ledger.printDrops('run');
-    const docs = masked(readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger), stages);
-    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report });
+    const docsPath = mixture?.docsFile ?? join(runDir, 'docs.jsonl');
+    const bytes = ByteTally.ofFiles([docsPath]);
+    const docs = masked(readDocumentFile(docsPath, ledger, undefined, { bytes }), stages);
+    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, bytes });
   }
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
