@@ -20,6 +20,7 @@ import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import type { MixtureReport } from '../mix/report.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
 import { capWorkers } from './workers.js';
+import { PhasePeaks } from '../core/phase-peaks.js';
 
 export type { Manifest } from './pack-manifest.js';
 
@@ -59,6 +60,8 @@ export interface PackJobOptions {
   textField?: string;
   /** More workers than cores (otherwise capped at the core count). */
   forceWorkers?: boolean;
+  /** Peak RSS per phase (a run's earlier phases already in it); report.json `peak_rss_mb`. */
+  memory?: PhasePeaks;
 }
 
 /** One step of a pack job: counts are increments since the last event of that phase. */
@@ -241,13 +244,18 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
   const { o } = job;
   const outputs = new PackOutputs({ out: o.out, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, name: o.name, resume: job.resumed.length > 0 });
   const figures = new FiguresBuilder(o.seqLen);
+  const memory = o.memory ?? new PhasePeaks();
   try {
+    memory.start('tokenize');
     await tokenizePhase(job, pool, outputs, figures);
     // The workers are done: their heaps go back to the system before planning and writing.
     await pool.close();
+    memory.start('plan');
     const plan = await planPhase(job);
+    memory.start('write');
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
     const written = await outputs.close();
+    memory.end();
     const report = figures.finish({
       overlongPolicy: o.overlong,
       overlongDocs: plan.overlongDocs,
@@ -257,6 +265,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
       fragmentedUnits,
     });
     if (job.source?.stages) report.stages = job.source.stages;
+    report.peak_rss_mb = memory.toJSON();
     if (job.source?.mixture) report.mixture = job.source.mixture(report);
     checkOverlongDrops(job.ledger, plan.droppedDocs);
     const manifest = await jobManifest(job, report, written);

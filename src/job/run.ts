@@ -22,6 +22,7 @@ import { sourceEntry, stageEntry } from './registry.js';
 import { availableParallelism } from 'node:os';
 import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
+import { PhasePeaks } from '../core/phase-peaks.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -53,6 +54,8 @@ export interface RunOptions {
   mixtureCounts?: string;
   /** A mixture target that cannot be met within maxRepeat is an error (default: reported). */
   strictMixture?: boolean;
+  /** Peak RSS per phase, filled as the run goes into report.json `peak_rss_mb` (one is made when not given). */
+  memory?: PhasePeaks;
 }
 
 interface Prepared {
@@ -66,7 +69,8 @@ interface Prepared {
   counts?: string;
 }
 
-export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary }> {
+export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary }> {
+  const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
   const phase = o.phase ?? 'all';
   if (cfg.mask && rank.worldSize > 1 && phase === 'all') {
@@ -97,7 +101,11 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);
     let prepared = readPrepared(runDir, runFingerprint);
-    if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint);
+    if (!prepared) {
+      o.memory.start('prepare');
+      prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint);
+      o.memory.end();
+    }
     if (phase === 'prepare') return { out, prepared };
     if (phase === 'count') {
       if (!cfg.mixture) throw new Error('--phase count takes the mixture counts, and this config states no mixture (share, tokens, maxRepeat, pack.tokens or pack.perSource)');
@@ -123,6 +131,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   };
 
   const stages: Record<string, unknown> = { ...prepared.stages };
+  if (cfg.mixture) o.memory?.start('mixture');
   const mixture = cfg.mixture ? await mixtureStep(mixtureOptions(cfg as MixtureConfig, o, rank, runDir)) : undefined;
   if (mixture) {
     stages.mixture = mixture.stage;
@@ -140,6 +149,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     onProgress: o.onProgress,
     forceWorkers: o.forceWorkers,
     rank,
+    memory: o.memory,
   };
   const inputs = cfg.sources.flatMap((s) => s.inputs);
   let summary: PackSummary;
