@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /**
  * Peak RSS of each phase of a job (the whole process: every worker thread, the native heaps),
@@ -6,6 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * (`5` written to /proc/self/clear_refs) and read as it ends (getrusage's maxRSS), so each
  * phase gets its own peak. Where it cannot be reset, a phase's figure is the process's peak so
  * far: an upper bound, marked by `exact: false`.
+ *
+ * As a phase starts, a full garbage collection gives the previous phase's dead buffers back to
+ * the system first. V8 collects the old generation only when its own heap grows, so a large
+ * buffer a phase let go of (the mask counter's 256 MB table, dead once counting ends) otherwise
+ * stays resident well into the next phase, on top of that phase's own memory.
  *
  * A reset also lowers what process.resourceUsage().maxRSS says for the whole process: the peak
  * over every reset is kept in a process-wide slot that `processPeakRssKb()` (and the benchmarks'
@@ -23,6 +30,17 @@ export function processPeakRssKb(): number {
 function keepProcessPeak(kb: number): void {
   const slot = globalThis as PeakSlot;
   slot[SLOT] = Math.max(slot[SLOT] ?? 0, kb);
+}
+
+let fullGc: (() => void) | undefined;
+
+/** A full collection (V8's gc(), exposed once for this: the flag only adds the function). */
+export function collectGarbage(): void {
+  if (!fullGc) {
+    setFlagsFromString('--expose-gc');
+    fullGc = runInNewContext('gc') as () => void;
+  }
+  fullGc();
 }
 
 /** Resets the kernel's high-water mark of this process; false where that is not possible. */
@@ -53,6 +71,7 @@ export class PhasePeaks {
   /** Ends the current phase (if any) and starts `phase`. A phase started again keeps the larger peak. */
   start(phase: string): void {
     this.end();
+    collectGarbage();
     if (!resetPeak()) this.exact = false;
     this.current = phase;
   }
