@@ -1,36 +1,21 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
  * Peak RSS of each phase of a job (the whole process: every worker thread, the native heaps),
- * measured, not estimated. On Linux the kernel's high-water mark is reset as a phase starts
- * (`5` written to /proc/self/clear_refs) and read as it ends (getrusage's maxRSS), so each
- * phase gets its own peak. Where it cannot be reset, a phase's figure is the process's peak so
- * far: an upper bound, marked by `exact: false`.
+ * measured, not estimated, and without touching the kernel's own peak (so /usr/bin/time, Slurm
+ * and the benchmarks still read the process's true peak):
+ *   - a phase that raised the process's high-water mark (getrusage maxRSS) gets that mark: exact,
+ *     and it is the phase any memory limit is about;
+ *   - any other phase gets the largest RSS sampled every 50 ms while it ran (and at its ends):
+ *     below the process's peak by construction.
  *
  * As a phase starts, a full garbage collection gives the previous phase's dead buffers back to
- * the system first. V8 collects the old generation only when its own heap grows, so a large
- * buffer a phase let go of (the mask counter's 256 MB table, dead once counting ends) otherwise
- * stays resident well into the next phase, on top of that phase's own memory.
- *
- * A reset also lowers what process.resourceUsage().maxRSS says for the whole process: the peak
- * over every reset is kept in a process-wide slot that `processPeakRssKb()` (and the benchmarks'
- * rss-at-exit hook) read.
+ * the system first. V8 collects its old generation only as its own heap grows, so a large buffer
+ * a phase let go of (the mask counter's 256 MB table, dead once counting ends) otherwise stays
+ * resident well into the next phase, on top of that phase's own memory.
  */
-const SLOT = Symbol.for('midpack.peakRssKb');
-
-type PeakSlot = { [SLOT]?: number };
-
-/** The process's peak RSS in KiB since it started, across the phases' resets. */
-export function processPeakRssKb(): number {
-  return Math.max((globalThis as PeakSlot)[SLOT] ?? 0, process.resourceUsage().maxRSS);
-}
-
-function keepProcessPeak(kb: number): void {
-  const slot = globalThis as PeakSlot;
-  slot[SLOT] = Math.max(slot[SLOT] ?? 0, kb);
-}
+const SAMPLE_MS = 50;
 
 let fullGc: (() => void) | undefined;
 
@@ -43,45 +28,30 @@ export function collectGarbage(): void {
   fullGc();
 }
 
-/** Resets the kernel's high-water mark of this process; false where that is not possible. */
-function resetPeak(): boolean {
-  try {
-    keepProcessPeak(process.resourceUsage().maxRSS);
-    writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The current RSS from /proc (KiB), else Node's figure. */
-function currentRssKb(): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) || process.memoryUsage.rss() / 1024;
-  } catch {
-    return process.memoryUsage.rss() / 1024;
-  }
-}
+const rssKb = () => process.memoryUsage.rss() / 1024;
+const highWaterKb = () => process.resourceUsage().maxRSS;
 
 export class PhasePeaks {
   private readonly peaksKb = new Map<string, number>();
-  private current: string | undefined;
-  exact = true;
+  private current: { phase: string; highWater: number; sampled: number; timer: NodeJS.Timeout } | undefined;
 
   /** Ends the current phase (if any) and starts `phase`. A phase started again keeps the larger peak. */
   start(phase: string): void {
     this.end();
     collectGarbage();
-    if (!resetPeak()) this.exact = false;
-    this.current = phase;
+    const current = { phase, highWater: highWaterKb(), sampled: rssKb(), timer: setInterval(() => (current.sampled = Math.max(current.sampled, rssKb())), SAMPLE_MS) };
+    current.timer.unref();
+    this.current = current;
   }
 
   /** Records the current phase's peak. */
   end(): void {
-    if (this.current === undefined) return;
-    const kb = Math.max(process.resourceUsage().maxRSS, currentRssKb());
-    keepProcessPeak(kb);
-    this.peaksKb.set(this.current, Math.max(this.peaksKb.get(this.current) ?? 0, kb));
+    const c = this.current;
+    if (!c) return;
+    clearInterval(c.timer);
+    const highWater = highWaterKb();
+    const kb = highWater > c.highWater ? highWater : Math.max(c.sampled, rssKb());
+    this.peaksKb.set(c.phase, Math.max(this.peaksKb.get(c.phase) ?? 0, kb));
     this.current = undefined;
   }
 
