@@ -17,13 +17,15 @@
  *     OUT/doc_lengths.u32) and plans them streamed from it in a child process (the plan without
  *     the writing), printing that process's time and peak RSS; with --baseline DIR (a built
  *     checkout of another commit), the same plan by DIR's code too, alternating, best of --stream-runs.
+ *     It runs before the other sections (its children are started from a small process) and is
+ *     printed last.
  * Figures are ratios and rates measured in this one run, not timed assertions.
  *
  *   node dist/scripts/bench-pack.js [--count N] [--stream-count N] [--seed S] [--baseline DIR] [--stream-runs N] [--skip 1,2,3,4]
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -51,6 +53,7 @@ import {
   type Packer,
 } from '../src/pack/index.js';
 import { TsStreamingPacker } from '../test/pack/ts-packer.js';
+import { highWaterKb } from '../src/core/phase-peaks.js';
 import { referenceBfd, splitUnits } from '../test/pack/reference-bfd.js';
 
 const L = DEFAULT_CAPACITY;
@@ -93,7 +96,7 @@ async function streamChild(path: string): Promise<void> {
   const s = await planBins(lengths, { capacity: L, overlong: 'split' }, () => {});
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
   process.stdout.write(
-    JSON.stringify({ docs: s.docs, units: s.units, passes: s.passes, bins: s.bins, fragmented: s.fragmentedUnits, padding_rate: s.paddingTokens / (s.bins * L), lower_bound: Math.ceil(s.tokens / L), seconds, maxRssKb: process.resourceUsage().maxRSS }) + '\n',
+    JSON.stringify({ docs: s.docs, units: s.units, passes: s.passes, bins: s.bins, fragmented: s.fragmentedUnits, padding_rate: s.paddingTokens / (s.bins * L), lower_bound: Math.ceil(s.tokens / L), seconds, maxRssKb: highWaterKb() }) + '\n',
   );
 }
 
@@ -129,6 +132,8 @@ interface OrderRow {
   padding_rate: number;
   fragmented: number;
   seconds: number;
+  /** CPU time of the plan (the shared machine's load stretches the wall time, less the CPU time). */
+  cpu_seconds: number;
   ref_bins: number;
   ref_padding_rate: number;
   windowed_bins: number;
@@ -141,9 +146,12 @@ async function orderChild(spec: string): Promise<void> {
   const m = MIXTURES[Number(index)]!;
   const lengths = mixtureSample(1_000_000, m.seed, order, m.kinds);
   const t = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const s = await planBins(() => [{ lengths }], { capacity: L, overlong: 'split' }, () => {});
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
-  const maxRssKb = process.resourceUsage().maxRSS; // the planner's peak: the reference and the windowed run come after
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  const maxRssKb = highWaterKb(); // the planner's peak (this process's own, see highWaterKb): the reference and the windowed run come after
   const units = splitUnits(lengths, L);
   const ref = referenceBfd(units, L);
   const windowed = await planBins(() => [{ lengths }], { capacity: L, overlong: 'split', windowUnits: DEFAULT_WINDOW_UNITS }, () => {});
@@ -155,6 +163,7 @@ async function orderChild(spec: string): Promise<void> {
     padding_rate: s.paddingTokens / (s.bins * L),
     fragmented: s.fragmentedUnits,
     seconds,
+    cpu_seconds: cpuSeconds,
     ref_bins: ref.bins,
     ref_padding_rate: ref.paddingTokens / (ref.bins * L),
     windowed_bins: windowed.bins,
@@ -175,16 +184,18 @@ function orderSection(): void {
   const window = DEFAULT_PLAN_WINDOW_UNITS === 0 ? 'whole pass' : `window ${DEFAULT_PLAN_WINDOW_UNITS}`;
   process.stdout.write(`3. whole-corpus planner at its defaults (${window}, ${DEFAULT_MAX_OPEN_BINS} bins carried, pass ${DEFAULT_PASS_UNITS} units), 1,000,000-document mixtures in four orders\n`);
   process.stdout.write(`   ref = whole-set best-fit decreasing computed here; windowed = the planner with --window-units ${DEFAULT_WINDOW_UNITS} (the previous default)\n`);
-  const cols: [string, number][] = [['mixture', 22], ['order', 8], ['units', 9], ['>L/2', 7], ['bins', 9], ['lb', 9], ['+lb', 5], ['+ref', 5], ['padding', 10], ['ref_pad', 10], ['frag', 5], ['s', 6], ['units/s', 11], ['windowed+lb', 12], ['RSS MB', 7]];
+  const cols: [string, number][] = [['mixture', 22], ['order', 8], ['units', 9], ['>L/2', 7], ['bins', 9], ['lb', 9], ['+lb', 5], ['+ref', 5], ['padding', 10], ['ref_pad', 10], ['frag', 5], ['s', 6], ['units/s', 11], ['units/cpu-s', 12], ['windowed+lb', 12], ['RSS MB', 7]];
   process.stdout.write('   ' + cols.map(([h, w], i) => (i < 2 ? h.padEnd(w) : h.padStart(w))).join('') + '\n');
   let ok = { lb: true, ref: true, padding: true, fragmentation: true, speed: true };
   let minRate = Infinity;
+  let minCpuRate = Infinity;
   for (const [index, m] of MIXTURES.entries()) {
     for (const order of MIXTURE_ORDERS) {
       const r = JSON.parse(runChild(['--order-child', `${index}:${order}`])) as OrderRow;
       const rate = r.units / r.seconds;
       minRate = Math.min(minRate, rate);
-      const cells = [m.name, order, r.units, `${Math.round((100 * r.over_half) / r.units)}%`, r.bins, r.lower_bound, '+' + (r.bins - r.lower_bound), (r.bins >= r.ref_bins ? '+' : '') + (r.bins - r.ref_bins), pct(r.padding_rate), pct(r.ref_padding_rate), r.fragmented, r.seconds.toFixed(2), Math.round(rate).toLocaleString('en-US'), '+' + (r.windowed_bins - r.lower_bound), mb(r.maxRssKb)];
+      minCpuRate = Math.min(minCpuRate, r.units / r.cpu_seconds);
+      const cells = [m.name, order, r.units, `${Math.round((100 * r.over_half) / r.units)}%`, r.bins, r.lower_bound, '+' + (r.bins - r.lower_bound), (r.bins >= r.ref_bins ? '+' : '') + (r.bins - r.ref_bins), pct(r.padding_rate), pct(r.ref_padding_rate), r.fragmented, r.seconds.toFixed(2), Math.round(rate).toLocaleString('en-US'), Math.round(r.units / r.cpu_seconds).toLocaleString('en-US'), '+' + (r.windowed_bins - r.lower_bound), mb(r.maxRssKb)];
       process.stdout.write('   ' + cells.map((c, i) => (i < 2 ? String(c).padEnd(cols[i]![1]) : String(c).padStart(cols[i]![1]))).join('') + '\n');
       ok = {
         lb: ok.lb && r.bins <= r.lower_bound + 2,
@@ -198,7 +209,8 @@ function orderSection(): void {
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
   process.stdout.write(
     `   targets: bins <= lb + 2: ${yes(ok.lb)}; bins <= ref + 2: ${yes(ok.ref)}; padding <= 0.002% where ref reaches it: ${yes(ok.padding)}; ` +
-      `fragmentation 0: ${yes(ok.fragmentation)}; >= 1M units/s: ${yes(ok.speed)} (slowest row ${Math.round(minRate).toLocaleString('en-US')} units/s)\n\n`,
+      `fragmentation 0: ${yes(ok.fragmentation)}; >= 1M units/s: ${yes(ok.speed)} (slowest row ${Math.round(minRate).toLocaleString('en-US')} units/s wall, ` +
+      `${Math.round(minCpuRate).toLocaleString('en-US')} units per CPU-second; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)\n\n`,
   );
 }
 
@@ -214,15 +226,22 @@ interface StreamFigures {
   maxRssKb: number;
 }
 
-/** Section 4: the streamed plan by this code and, with a baseline checkout, by that code, alternating; best time of `runs` each. */
-function streamSection(streamCount: number, seed: number, baseline: string | undefined, runs: number): void {
+/**
+ * Section 4: the streamed plan by this code and, with a baseline checkout, by that code,
+ * alternating; best time of `runs` each. Returned as text: it runs first, while this process is
+ * small, because Linux starts a forked child's maxRSS at its parent's RSS (a baseline's child
+ * reports getrusage's figure).
+ */
+function streamSection(streamCount: number, seed: number, baseline: string | undefined, runs: number): string {
+  let text = '';
+  const print = (line: string) => (text += line);
   const file = join(tmpdir(), `midpack-bench-lengths-${process.pid}.u32`);
   try {
     const t = process.hrtime.bigint();
     writeU32File(file, streamCount, seed);
     const wrote = Number(process.hrtime.bigint() - t) / 1e9;
     const size = statSync(file).size;
-    process.stdout.write(`4. ${streamCount.toLocaleString('en-US')} lengths planned streamed from a file (${(size / 2 ** 20).toFixed(0)} MiB uint32, written in ${wrote.toFixed(1)} s), native, in a child process, no writing\n`);
+    print(`4. ${streamCount.toLocaleString('en-US')} lengths planned streamed from a file (${(size / 2 ** 20).toFixed(0)} MiB uint32, written in ${wrote.toFixed(1)} s), native, in a child process, no writing\n`);
     const codes = [{ name: 'this code', script: fileURLToPath(import.meta.url) }];
     if (baseline) codes.push({ name: `baseline ${baseline}`, script: join(baseline, 'dist/scripts/bench-pack.js') });
     const best = new Map<string, StreamFigures>();
@@ -234,18 +253,19 @@ function streamSection(streamCount: number, seed: number, baseline: string | und
       }
     }
     for (const [name, c] of best) {
-      process.stdout.write(
+      print(
         `   ${name}: ${c.docs.toLocaleString('en-US')} docs, ${c.units.toLocaleString('en-US')} units -> ${c.bins.toLocaleString('en-US')} bins (lower bound ${c.lower_bound.toLocaleString('en-US')}, +${c.bins - c.lower_bound}), padding ${(100 * c.padding_rate).toFixed(4)}%, fragmented ${c.fragmented}\n` +
           `     ${c.passes} planning passes (+1 counting), ${c.seconds.toFixed(1)} s (${Math.round(c.docs / c.seconds).toLocaleString('en-US')} docs/s, best of ${runs}); peak RSS ${mb(c.maxRssKb)} MB\n`,
       );
     }
     if (baseline) {
       const [mine, base] = [best.get(codes[0]!.name)!, best.get(codes[1]!.name)!];
-      process.stdout.write(`   this code / baseline: time ${(mine.seconds / base.seconds).toFixed(2)}x, peak RSS ${(mine.maxRssKb / base.maxRssKb).toFixed(2)}x\n`);
+      print(`   this code / baseline: time ${(mine.seconds / base.seconds).toFixed(2)}x, peak RSS ${(mine.maxRssKb / base.maxRssKb).toFixed(2)}x\n`);
     }
   } finally {
     rmSync(file, { force: true });
   }
+  return text;
 }
 
 async function main(): Promise<void> {
@@ -269,6 +289,7 @@ async function main(): Promise<void> {
   const skip = new Set(values.skip.split(',').filter(Boolean).map(Number));
 
   process.stdout.write(`bench:pack  L=${L}, overlong=split\n\n`);
+  const streamed = skip.has(4) ? '' : streamSection(streamCount, seed, values.baseline, Number(values['stream-runs']));
   if (!skip.has(1)) packerSection(count, seed);
   if (!skip.has(2)) {
     process.stdout.write('2. Table 13 strategies on a 1,000,000-document mixture (as generated)\n');
@@ -276,7 +297,7 @@ async function main(): Promise<void> {
     process.stdout.write(table.trimEnd().replace(/^/gm, '   ') + '\n\n');
   }
   if (!skip.has(3)) orderSection();
-  if (!skip.has(4)) streamSection(streamCount, seed, values.baseline, Number(values['stream-runs']));
+  process.stdout.write(streamed);
   process.stdout.write(`\npeak RSS of this process (sections 1-2): ${mb(process.resourceUsage().maxRSS)} MB\n`);
 }
 

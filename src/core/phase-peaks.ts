@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -29,7 +30,22 @@ export function collectGarbage(): void {
 }
 
 const rssKb = () => process.memoryUsage.rss() / 1024;
-const highWaterKb = () => process.resourceUsage().maxRSS;
+
+/**
+ * This process's peak RSS in KiB: the kernel's high-water mark of its own memory (VmHWM). Not
+ * getrusage's maxRSS where /proc has it: after fork and exec, Linux carries the forked copy of
+ * the parent's peak into the child's maxRSS, so a child of a large process reports at least the
+ * parent's size.
+ */
+export function highWaterKb(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]);
+  } catch {
+    // no /proc: the portable figure
+  }
+  return process.resourceUsage().maxRSS;
+}
 
 export class PhasePeaks {
   private readonly peaksKb = new Map<string, number>();
