@@ -6,8 +6,8 @@
 //   1. count(...) over every batch: cuts the documents, counts units and the cut's figures;
 //   2. for each pass p in [0, passes()): beginPass(p), feed(...) over every batch, endPass().
 // A unit's key is a seeded hash of its identity (the document's key and the unit's place in
-// the document). Pass p keeps the units whose key is p modulo passes(): a fair sample of the
-// whole corpus whatever the input order.
+// the document). Pass p keeps the units whose key falls in the p-th of passes() equal ranges of
+// the 64-bit keys: a fair sample of the whole corpus whatever the input order.
 //
 // Placement (windowUnits == 0, the default): best-fit decreasing over the whole pass. Every
 // unit of the pass, longest first (ties by key), goes to the open bin with the least room that
@@ -43,10 +43,14 @@ inline uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/** A document's identity: its key when it has one (else its index), seeded. */
+inline uint64_t docIdentity(uint64_t seed, bool keyed, uint32_t docKey, uint32_t docIndex) {
+  return mix64(seed ^ mix64(keyed ? (uint64_t(docKey) << 1 | 1) : uint64_t(docIndex) << 1));
+}
+
 /** The key of unit `place` (its place in its document) of a document with identity `docKey`. */
 inline uint64_t unitKey(uint64_t seed, bool keyed, uint32_t docKey, uint32_t docIndex, uint32_t place) {
-  const uint64_t identity = mix64(seed ^ mix64(keyed ? (uint64_t(docKey) << 1 | 1) : uint64_t(docIndex) << 1));
-  return mix64(identity + place);
+  return mix64(docIdentity(seed, keyed, docKey, docIndex) + place);
 }
 
 /**

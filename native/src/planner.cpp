@@ -181,20 +181,37 @@ void Planner::beginPass(uint32_t pass) {
   keys_.reserve(reserve);
 }
 
+// The pass of a key: its place in [0, passes) by a multiply-high (uniform, and no division).
+static uint32_t passOf(uint64_t key, uint32_t passes) {
+  return uint32_t((static_cast<unsigned __int128>(key) * passes) >> 64);
+}
+
 void Planner::feed(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts, const uint32_t* boundaryOffsets,
                    const uint32_t* headerLens, const uint32_t* docKeys) {
   const uint32_t* boundaries = boundaryOffsets;
+  const uint32_t L = opts_.packer.capacity;
   PackerStats ignored;  // the cut's figures were counted once, by count()
   for (size_t i = 0; i < n; i++) {
     const uint32_t doc = nextDoc_++;
     const uint32_t c = boundaryCounts ? boundaryCounts[i] : 0;
+    const uint64_t identity = docIdentity(opts_.seed, docKeys != nullptr, docKeys ? docKeys[i] : 0, doc);
+    if (lengths[i] <= L) {
+      // Most documents: one unit, whatever the policy (what cutDocument would make, without the cut).
+      const uint64_t key = mix64(identity);
+      const uint32_t id = nextUnit_++;
+      if (boundaries) boundaries += c;
+      if (passOf(key, passes_) != pass_) continue;
+      keys_.push_back(Keyed{key, uint32_t(pending_.size())});
+      pending_.push_back(Unit{doc, 0, lengths[i], 0, id});
+      continue;
+    }
     cut_.clear();
     cutDocument(opts_.packer, doc, lengths[i], boundaries, c, headerLens ? headerLens[i] : 0, ignored, cut_);
     if (boundaries) boundaries += c;
     for (Unit& u : cut_) {
-      const uint64_t key = unitKey(opts_.seed, docKeys != nullptr, docKeys ? docKeys[i] : 0, doc, u.id);  // u.id: its place in the document
+      const uint64_t key = mix64(identity + u.id);  // u.id: its place in the document
       u.id = nextUnit_++;
-      if (key % passes_ != pass_) continue;
+      if (passOf(key, passes_) != pass_) continue;
       keys_.push_back(Keyed{key, uint32_t(pending_.size())});
       pending_.push_back(u);
     }
