@@ -1,15 +1,26 @@
 #pragma once
-// Whole-corpus bin planning over the streaming best-fit core: the result does not depend on
-// the order the documents arrive in. Plain C++17, tested on its own (native/test/test_planner.cpp).
+// Whole-corpus bin planning: the result does not depend on the order the documents arrive in.
+// Plain C++17, tested on its own (native/test/test_planner.cpp).
 //
 // The caller streams the corpus's lengths several times:
 //   1. count(...) over every batch: cuts the documents, counts units and the cut's figures;
 //   2. for each pass p in [0, passes()): beginPass(p), feed(...) over every batch, endPass().
 // A unit's key is a seeded hash of its identity (the document's key and the unit's place in
-// the document). Pass p keeps the units whose key is p modulo passes(), orders them by key
-// and hands them to the best-fit packer, whose windows of `windowUnits` units are therefore
-// fair samples of the whole corpus whatever the input order. Open bins carry across windows
-// and passes. Memory: about 24 bytes per unit of one pass (at most `passUnits`), plus the packer's.
+// the document). Pass p keeps the units whose key falls in the p-th of passes() equal ranges of
+// the 64-bit keys: a fair sample of the whole corpus whatever the input order.
+//
+// Placement (windowUnits == 0, the default): best-fit decreasing over the whole pass. Every
+// unit of the pass, longest first (ties by key), goes to the open bin with the least room that
+// still holds it (a 64-ary bitset tree over the rooms, O(log64 L) a unit), else to a new bin;
+// no window and no bound on the bins open within a pass. When a pass ends, its bins with the
+// most room, at most maxOpenBins of them holding at most maxHeldUnits units, stay open for the
+// next pass; the others close. The last pass closes every bin.
+// Memory: about 60 bytes per unit of one pass (at most passUnits units), plus the bins carried
+// (20 bytes a unit, at most maxHeldUnits), plus (L + 1) x 4 bytes of room buckets.
+//
+// Windowed placement (windowUnits > 0, kept to compare against): each pass's units go in key
+// order to the streaming packer (packer.hpp), placed window by window, open bins bounded by
+// maxOpenBins/maxHeldUnits at every step.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,7 +30,7 @@
 namespace midpack {
 
 struct PlannerOptions {
-  PackerOptions packer;
+  PackerOptions packer;           // packer.windowUnits == 0: whole-pass best fit
   uint64_t seed = 0;
   uint32_t passUnits = 1u << 22;  // units held by one planning pass at most
 };
@@ -31,6 +42,47 @@ inline uint64_t mix64(uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
+
+/** A document's identity: its key when it has one (else its index), seeded. */
+inline uint64_t docIdentity(uint64_t seed, bool keyed, uint32_t docKey, uint32_t docIndex) {
+  return mix64(seed ^ mix64(keyed ? (uint64_t(docKey) << 1 | 1) : uint64_t(docIndex) << 1));
+}
+
+/** The key of unit `place` (its place in its document) of a document with identity `docKey`. */
+inline uint64_t unitKey(uint64_t seed, bool keyed, uint32_t docKey, uint32_t docIndex, uint32_t place) {
+  return mix64(docIdentity(seed, keyed, docKey, docIndex) + place);
+}
+
+/**
+ * Best-fit decreasing over a whole pass, with partly filled bins carried between passes.
+ * place() takes the pass's units already in placement order; close() emits the bins.
+ */
+class PassPacker {
+ public:
+  PassPacker(uint32_t capacity, uint32_t maxCarriedBins, uint32_t maxCarriedUnits);
+  /** Places `units`, in the order given (longest first), into the carried bins and new ones. */
+  void place(const Unit* units, size_t n);
+  /** Emits every bin but those carried (all of them when `last`), in creation order; `units` as placed. */
+  void close(const Unit* units, size_t n, bool last, ClosedBins& out);
+  uint64_t bins() const { return bins_; }
+  uint64_t paddingTokens() const { return padding_; }
+  size_t carriedUnits() const { return carried_.size(); }
+
+ private:
+  int32_t takeBin(uint32_t len);
+  void pushRoom(int32_t bin);
+  void chooseCarried(bool last, std::vector<uint8_t>& keep) const;
+
+  uint32_t capacity_, maxCarriedBins_, maxCarriedUnits_;
+  CapacityIndex index_;
+  std::vector<int32_t> bucketHead_;  // per room: the bin that most recently got that room
+  std::vector<int32_t> next_;        // per bin: the next bin in its room's stack
+  std::vector<uint32_t> room_, count_;
+  std::vector<uint32_t> binOf_;      // per unit of the pass, in placement order
+  std::vector<Unit> carried_;        // the carried bins' units, bin after bin
+  std::vector<uint32_t> carriedCount_;  // units per carried bin (bins 0 .. carried - 1)
+  uint64_t bins_ = 0, padding_ = 0;
+};
 
 class Planner {
  public:
@@ -49,13 +101,13 @@ class Planner {
    */
   void feed(const uint32_t* lengths, size_t n, const uint32_t* boundaryCounts, const uint32_t* boundaryOffsets,
             const uint32_t* headerLens, const uint32_t* docKeys);
-  /** Places the pass's units, by key; closed bins are in closed(). */
+  /** Places the pass's units; closed bins are in closed(). */
   void endPass();
-  /** Places what is left and closes every open bin. */
+  /** Closes every bin still open. */
   void finish();
 
-  ClosedBins& closed() { return packer_.closed(); }
-  /** The cut's figures from count(), bins and padding from the packer. */
+  ClosedBins& closed() { return windowed() ? packer_.closed() : closed_; }
+  /** The cut's figures from count(), bins and padding from the placement. */
   PackerStats stats() const;
 
  private:
@@ -63,8 +115,13 @@ class Planner {
     uint64_t key;
     uint32_t at;  // position in pending_
   };
+  bool windowed() const { return opts_.packer.windowUnits != 0; }
+  void sortByKey();
+  void orderLongestFirst();
+
   PlannerOptions opts_;
-  Packer packer_;
+  Packer packer_;          // windowed placement only
+  PassPacker passPacker_;  // whole-pass placement
   PackerStats cutStats_;
   bool counted_ = false;
   uint32_t passes_ = 1;
@@ -72,7 +129,8 @@ class Planner {
   uint32_t nextDoc_ = 0;
   uint32_t nextUnit_ = 0;
   std::vector<Unit> cut_, pending_, ordered_;
-  std::vector<Keyed> keys_;
+  std::vector<Keyed> keys_, scratch_;
+  ClosedBins closed_;
 };
 
 }  // namespace midpack

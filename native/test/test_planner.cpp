@@ -1,6 +1,8 @@
-// The whole-corpus planner's own tests (randomized): every unit of the cut in exactly one bin,
-// no bin over capacity, the same bins for any batch split, and for any input order when the
-// documents carry their keys. Built with the sanitizers by native/scripts/test.sh.
+// The whole-corpus planner's own tests (randomized), whole-pass and windowed: every unit of the
+// cut in exactly one bin, no bin over capacity, the same bins for any batch split, and for any
+// input order when the documents carry their keys; in one pass, whole-pass placement gives
+// exactly the bins of a plain best-fit-decreasing reference (a linear scan over open bins).
+// Built with the sanitizers by native/scripts/test.sh.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +55,49 @@ static Bins plan(const PlannerOptions& o, const Corpus& c, size_t split, PackerS
   return bins;
 }
 
+// Best-fit decreasing over all units at once, by a linear scan: longest first (ties by key,
+// then cut order), each into the open bin with the least room that holds it (of those, the
+// one that got its room last), else a new bin. The planner's whole-pass rule, written plainly.
+static Bins referenceBfd(const PlannerOptions& o, const Corpus& c) {
+  struct Keyed {
+    uint32_t len;
+    uint64_t key;
+    uint32_t id;
+    Unit u;
+  };
+  std::vector<Keyed> all;
+  PackerStats ignored;
+  uint32_t id = 0;
+  for (size_t i = 0; i < c.lengths.size(); i++) {
+    std::vector<Unit> units;
+    cutDocument(o.packer, uint32_t(i), c.lengths[i], nullptr, 0, 0, ignored, units);
+    for (const Unit& u : units) all.push_back(Keyed{u.length(), unitKey(o.seed, true, c.keys[i], uint32_t(i), u.id), id++, u});
+  }
+  std::sort(all.begin(), all.end(), [](const Keyed& a, const Keyed& b) {
+    return a.len != b.len ? a.len > b.len : a.key != b.key ? a.key < b.key : a.id < b.id;
+  });
+  std::vector<uint64_t> room, stamp;
+  Bins bins;
+  uint64_t clock = 0;
+  for (const Keyed& k : all) {
+    size_t best = room.size();
+    for (size_t b = 0; b < room.size(); b++) {
+      if (room[b] == 0 || room[b] < k.len) continue;
+      if (best == room.size() || room[b] < room[best] || (room[b] == room[best] && stamp[b] > stamp[best])) best = b;
+    }
+    if (best == room.size()) {
+      room.push_back(o.packer.capacity);
+      stamp.push_back(0);
+      bins.emplace_back();
+    }
+    room[best] -= k.len;
+    stamp[best] = ++clock;
+    bins[best].emplace_back(c.keys[k.u.doc], k.u.start, k.u.end, k.u.header);
+  }
+  for (auto& bin : bins) std::sort(bin.begin(), bin.end());
+  return bins;
+}
+
 int main(int argc, char** argv) {
   const int iters = argc > 1 ? std::atoi(argv[1]) : 2000;
   std::mt19937_64 rng(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1);
@@ -62,9 +107,11 @@ int main(int argc, char** argv) {
     o.packer.capacity = 1 + below(200);
     o.packer.overlong = Overlong(below(5));
     o.packer.slideStride = std::max<uint32_t>(1, o.packer.capacity / 2);
-    o.packer.windowUnits = 1 + below(40);
+    const bool whole = below(2) == 0;
+    o.packer.windowUnits = whole ? 0 : 1 + below(40);
     o.packer.maxOpenBins = 1 + below(10);
-    o.passUnits = 1 + below(100);
+    o.packer.maxHeldUnits = 1 + below(200);
+    o.passUnits = below(3) == 0 ? 1000 : 1 + below(100);
     o.seed = rng();
     Corpus c;
     const size_t n = below(300);
@@ -107,6 +154,7 @@ int main(int argc, char** argv) {
       return b;
     };
     CHECK(canon(rev) == canon(ref), "case %d: reversed input changes the bins", it);
+    if (whole && units.size() <= o.passUnits) CHECK(canon(ref) == canon(referenceBfd(o, c)), "case %d: one pass differs from best-fit decreasing", it);
   }
   if (failures) {
     std::fprintf(stderr, "%d planner failures\n", failures);

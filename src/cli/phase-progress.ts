@@ -2,7 +2,9 @@
  * Progress of a job in phases (read/tokenize, plan, write), drawn from `onProgress` events that
  * carry increments: on a terminal, one bar per phase with percentage, rate and ETA, redrawn at
  * most 5 times a second, and a first line at once (so the screen is never blank while the
- * tokenizer loads); elsewhere (logs, CI, a collector), one plain line every `intervalMs`.
+ * tokenizer loads); elsewhere (logs, CI, a collector), one plain line per phase as it ends,
+ * and one every `intervalMs` (default 60 s) while a long phase runs. Percentage and ETA wherever
+ * the total is known: input bytes read while tokenizing, passes while planning, bins while writing.
  */
 export interface PhaseEvent {
   phase: string;
@@ -22,6 +24,9 @@ export interface PackEventLike {
   bytes?: number;
   totalBytes?: number;
   totalBins?: number;
+  /** plan: the pass starting (0: the counting pass; passes + 1: planning done) of `passes`. */
+  pass?: number;
+  passes?: number;
 }
 
 interface PhaseState {
@@ -56,7 +61,7 @@ export class PhaseProgress {
     this.stream = o.stream ?? process.stderr;
     this.tty = this.stream.isTTY === true;
     this.now = o.now ?? Date.now;
-    this.intervalMs = o.intervalMs ?? 10_000;
+    this.intervalMs = o.intervalMs ?? 60_000;
     this.event({ phase: 'starting', unit: 'steps' });
     if (this.tty) this.draw();
     else {
@@ -70,7 +75,11 @@ export class PhaseProgress {
   event(e: PhaseEvent): void {
     let p = this.phases.get(e.phase);
     if (!p) {
-      for (const q of this.phases.values()) q.finished ??= this.now();
+      for (const [name, q] of this.phases) {
+        if (q.finished !== undefined) continue;
+        q.finished = this.now();
+        if (!this.tty) this.line(name); // one line per phase as it ends
+      }
       p = { done: 0, unit: e.unit ?? '', started: this.now() };
       this.phases.set(e.phase, p);
     }
@@ -79,19 +88,28 @@ export class PhaseProgress {
     if (this.tty && this.now() - this.lastDraw >= 200) this.draw();
   }
 
-  /** The pack job's events: reading by input bytes when known (else documents), planning and writing by bins. */
+  /**
+   * The pack job's events: reading by input bytes when known (else documents), planning by
+   * passes (the counting pass included) when the job reports them (else bins), writing by bins.
+   */
   pack(e: PackEventLike): void {
     if (e.phase === 'tokenize') {
       if (e.totalBytes !== undefined || e.bytes !== undefined) this.event({ phase: 'read + tokenize', done: e.bytes, total: e.totalBytes, unit: 'bytes' });
       else this.event({ phase: 'read + tokenize', done: e.documents, unit: 'documents' });
-    } else this.event({ phase: e.phase === 'plan' ? 'plan' : e.phase, done: e.bins, total: e.phase === 'write' ? e.totalBins : undefined, unit: 'bins' });
+    } else if (e.phase === 'plan' && e.pass !== undefined) {
+      // A pass starting ends the one before it; the count of planning passes is known after counting.
+      this.event({ phase: 'plan', done: e.pass > 0 ? 1 : 0, total: e.passes ? e.passes + 1 : undefined, unit: 'passes' });
+    } else if (e.phase === 'plan') {
+      if (this.phases.get('plan')?.unit !== 'passes') this.event({ phase: 'plan', done: e.bins, unit: 'bins' });
+    } else this.event({ phase: e.phase, done: e.bins, total: e.phase === 'write' ? e.totalBins : undefined, unit: 'bins' });
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    for (const q of this.phases.values()) q.finished ??= this.now();
+    const running = [...this.phases].filter(([, q]) => q.finished === undefined);
+    for (const [, q] of running) q.finished = this.now();
     if (this.tty) this.draw();
-    else this.line();
+    else for (const [name] of running) this.line(name);
   }
 
   /** One phase as text: `write [#####-----]  50% 128/256 bins, 12.5 bins/s, eta 10s`. */
@@ -100,10 +118,10 @@ export class PhaseProgress {
     const rate = p.done / secs;
     const count = `${fmt(p.done)}${p.total !== undefined ? `/${fmt(p.total)}` : ''} ${p.unit}`;
     const rateText = `${fmt(rate)} ${p.unit}/s`;
-    if (name === 'starting') return `starting (loading the tokenizer)${p.finished ? `, ${secs.toFixed(1)}s` : '…'}`;
-    if (p.total === undefined || p.total <= 0) return `${name} ${count}, ${rateText}, ${secs.toFixed(0)}s${p.finished ? ' done' : ''}`;
+    if (name === 'starting') return `starting (loading the tokenizer)${p.finished !== undefined ? `, ${secs.toFixed(1)}s` : '…'}`;
+    if (p.total === undefined || p.total <= 0) return `${name} ${count}, ${rateText}, ${secs.toFixed(0)}s${p.finished !== undefined ? ' done' : ''}`;
     const frac = Math.min(1, p.done / p.total);
-    const eta = p.finished ? 'done' : rate > 0 ? `eta ${Math.ceil((p.total - p.done) / rate)}s` : 'eta ?';
+    const eta = p.finished !== undefined ? 'done' : rate > 0 ? `eta ${Math.ceil((p.total - p.done) / rate)}s` : 'eta ?';
     const bar = barWidth > 0 ? ` [${'#'.repeat(Math.round(frac * barWidth)).padEnd(barWidth, '-')}]` : '';
     return `${name}${bar} ${(frac * 100).toFixed(0).padStart(3)}% ${count}, ${rateText}, ${eta}`;
   }
@@ -117,10 +135,9 @@ export class PhaseProgress {
     this.drawnLines = lines.length;
   }
 
-  /** The current phase as one plain line, for logs. */
-  private line(): void {
-    const [name, p] = [...this.phases].at(-1)!;
-    this.stream.write(`midpack: ${this.label}: ${this.describe(name, p, 0)}\n`);
+  /** A phase (the current one by default) as one plain line, for logs. */
+  private line(name = [...this.phases.keys()].at(-1)!): void {
+    this.stream.write(`midpack: ${this.label}: ${this.describe(name, this.phases.get(name)!, 0)}\n`);
   }
 
   /** Ends the bars' line on a terminal (call after stop, before printing a summary). */

@@ -1,5 +1,6 @@
 import type { Manifest } from '../job/pack-job.js';
 import type { ReportJson } from '../report/figures.js';
+import { formatPeaks } from '../core/phase-peaks.js';
 
 /** The one-screen summary at the end of a pack run. */
 export function formatSummary(out: string, m: Pick<Manifest, 'ledger' | 'balanced' | 'shards' | 'megatron'>, r: ReportJson): string {
@@ -17,6 +18,7 @@ export function formatSummary(out: string, m: Pick<Manifest, 'ledger' | 'balance
     `  by kind      ${Object.entries(r.by_kind).map(([k, g]) => `${k} ${n(g.tokens)}`).join(', ')}`,
     `  outputs      ${m.shards.length} Arrow shard(s) in shards/, ${m.megatron.length} Megatron files in megatron/, manifest.json, report.json, report.html`,
   ];
+  if (r.peak_rss_mb && Object.keys(r.peak_rss_mb).length) lines.push(`  peak RSS     ${formatPeaks(r.peak_rss_mb)}`);
   return lines.join('\n');
 }
 

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { toDoc, RecordError, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 import { readJsonl } from './jsonl.js';
@@ -21,14 +22,46 @@ export async function* readDocuments(inputs: string[], ledger: Ledger, owns?: (k
 export interface ReadDocumentsOptions {
   /** The field (JSON key or column) that holds the text, when it is not `text`. */
   textField?: string;
+  /** Counts the input bytes read, for progress: line by line in plain JSONL, else file by file. */
+  bytes?: ByteTally;
+}
+
+/** Input bytes read so far of a known total (the files' sizes): what progress shows a percentage of. */
+export class ByteTally {
+  read = 0;
+  constructor(readonly total: number) {}
+
+  /** A tally over these files (stdin and folders count 0). */
+  static ofFiles(files: string[]): ByteTally {
+    return new ByteTally(files.reduce((sum, f) => sum + fileSize(f), 0));
+  }
+}
+
+function fileSize(file: string): number {
+  if (file === '-') return 0;
+  try {
+    const st = statSync(file);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0; // an unreadable file is counted by its reader, not here
+  }
 }
 
 export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {
+  const tally = opts.bytes;
+  const size = tally ? fileSize(file) : 0;
+  let counted = 0;
+  // Plain JSONL is counted line by line (its lines are the file's bytes); other formats at their end.
+  const onLine = tally && /\.jsonl$/.test(file) ? (bytes: number) => {
+    const n = Math.min(bytes, size - counted);
+    counted += n;
+    tally.read += n;
+  } : undefined;
   const rows = file.endsWith('.parquet')
     ? mapRows(readParquetRows(file, ledger, undefined, owns), 'row')
     : file.endsWith('.arrow')
       ? mapRows(readArrowRows(file, ledger, owns), 'row')
-      : mapRows(readJsonl(file, ledger, undefined, owns), 'line');
+      : mapRows(readJsonl(file, ledger, undefined, owns, onLine), 'line');
   for await (const { where, value } of rows) {
     try {
       yield toDoc(normalizeRow(value, opts.textField), where, file);
@@ -37,6 +70,7 @@ export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (ke
       ledger.drop(e.reason, `${where}: ${e.message}`);
     }
   }
+  if (tally) tally.read += size - counted;
 }
 
 async function* mapRows(

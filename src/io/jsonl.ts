@@ -18,10 +18,10 @@ export interface JsonRecord {
  * Reads JSONL (plain, .gz, .zst). Blank lines are skipped; a line that is not valid JSON,
  * not UTF-8 or too long is counted in the ledger with a message naming file and line.
  */
-export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean): AsyncIterable<JsonRecord> {
+export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean, onLineBytes?: (bytes: number) => void): AsyncIterable<JsonRecord> {
   let lines = 0;
   try {
-    for await (const rec of jsonlRecords(file, ledger, maxLineBytes, owns)) {
+    for await (const rec of jsonlRecords(file, ledger, maxLineBytes, owns, onLineBytes)) {
       lines = rec.lineNo;
       yield rec;
     }
@@ -43,8 +43,9 @@ export function unreadableFile(file: string, e: unknown): { reason: string; mess
   return { reason: 'unreadable_file', message: 'cannot be read' };
 }
 
-async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean): AsyncIterable<JsonRecord> {
+async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean, onLineBytes?: (bytes: number) => void): AsyncIterable<JsonRecord> {
   for await (const line of readLines(openBytes(file), maxLineBytes)) {
+    onLineBytes?.(line.bytes + 1); // its newline too
     if (line.text !== null && line.text.trim() === '') continue;
     if (owns && !owns(`${file}:${line.lineNo}`)) continue;
     ledger.input();

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
-import { readDocuments, isDocumentFile } from '../io/documents.js';
+import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
-import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
+import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
@@ -20,6 +20,7 @@ import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import type { MixtureReport } from '../mix/report.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
 import { capWorkers } from './workers.js';
+import { PhasePeaks } from '../core/phase-peaks.js';
 
 export type { Manifest } from './pack-manifest.js';
 
@@ -33,9 +34,9 @@ export interface PackJobOptions {
   seqLen: number;
   overlong: OverlongPolicy;
   slideStride?: number;
-  /** Planning window: units placed longest first together (about 56 bytes each). */
+  /** 0 (default): each planning pass placed best-fit decreasing as a whole; N: N units at a time. */
   windowUnits?: number;
-  /** Bins held open across windows (their units: at most 2^21, 20 bytes each). */
+  /** Partly filled bins carried between planning passes (their units: at most 2^21, 20 bytes each). */
   maxOpenBins?: number;
   /** Units one planning pass holds (about 56 bytes each); a larger corpus is planned in several passes. */
   passUnits?: number;
@@ -59,6 +60,8 @@ export interface PackJobOptions {
   textField?: string;
   /** More workers than cores (otherwise capped at the core count). */
   forceWorkers?: boolean;
+  /** Peak RSS per phase (a run's earlier phases already in it); report.json `peak_rss_mb`. */
+  memory?: PhasePeaks;
 }
 
 /** One step of a pack job: counts are increments since the last event of that phase. */
@@ -67,9 +70,12 @@ export interface PackProgressEvent {
   documents?: number;
   tokens?: number;
   bins?: number;
-  /** plan: the pass starting (0 is the counting pass) of `passes`. */
+  /** plan: the pass starting (0 is the counting pass, passes + 1 planning done) of `passes`. */
   pass?: number;
   passes?: number;
+  /** tokenize: input bytes read since the last event, of `totalBytes`. */
+  bytes?: number;
+  totalBytes?: number;
   /** write: bins to write in all. */
   totalBins?: number;
 }
@@ -83,7 +89,7 @@ export const PACK_DEFAULTS = {
   name: 'midpack',
   chunkTokens: 4_000_000,
   keepWork: false,
-  windowUnits: DEFAULT_WINDOW_UNITS,
+  windowUnits: DEFAULT_PLAN_WINDOW_UNITS,
   maxOpenBins: DEFAULT_MAX_OPEN_BINS,
   passUnits: DEFAULT_PASS_UNITS,
   shuffleSeed: 0,
@@ -132,6 +138,8 @@ export interface PackSource {
   identity?: Fingerprint;
   /** The run's mixture section (report.mixture, manifest.mixture), from the finished figures. */
   mixture?: (report: ReportJson) => MixtureReport;
+  /** The input bytes `docs` reads (ReadDocumentsOptions.bytes), for progress by percentage. */
+  bytes?: ByteTally;
 }
 
 /**
@@ -194,6 +202,8 @@ interface PackJob {
   /** Complete chunks of a killed run with the same fingerprint. */
   resumed: ChunkIndex[];
   progress: (e: PackProgressEvent) => void;
+  /** Input bytes read, when the documents come from files. */
+  bytes: ByteTally | undefined;
   fault: ReturnType<typeof faultPoint>;
 }
 
@@ -224,24 +234,30 @@ async function setUpPackJob(o: PackJobOptions, backend: 'hf' | 'fast', source?: 
     }
     return described;
   };
-  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField });
+  const bytes = source ? source.bytes : ByteTally.ofFiles(inputFiles);
+  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes });
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
   const progress = o.onProgress ?? (() => {});
-  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
 
 async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
   const { o } = job;
   const outputs = new PackOutputs({ out: o.out, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, name: o.name, resume: job.resumed.length > 0 });
   const figures = new FiguresBuilder(o.seqLen);
+  const memory = o.memory ?? new PhasePeaks();
   try {
+    memory.start('tokenize');
     await tokenizePhase(job, pool, outputs, figures);
     // The workers are done: their heaps go back to the system before planning and writing.
     await pool.close();
+    memory.start('plan');
     const plan = await planPhase(job);
+    memory.start('write');
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
     const written = await outputs.close();
+    memory.end();
     const report = figures.finish({
       overlongPolicy: o.overlong,
       overlongDocs: plan.overlongDocs,
@@ -252,6 +268,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
     });
     if (job.source?.stages) report.stages = job.source.stages;
     if (job.source?.stageTimes) report.stage_times = job.source.stageTimes;
+    report.peak_rss_mb = memory.toJSON();
     if (job.source?.mixture) report.mixture = job.source.mixture(report);
     checkOverlongDrops(job.ledger, plan.droppedDocs);
     const manifest = await jobManifest(job, report, written);
@@ -304,7 +321,15 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
       figures.addDoc(d);
     }
     await outputs.writeLengths(Uint32Array.from(index.docs, (d) => d.len));
-    progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens });
+    progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens, ...readBytes() });
+  };
+  // Input bytes read since the last event, when the total is known (documents from files).
+  let reported = 0;
+  const readBytes = (): { bytes?: number; totalBytes?: number } => {
+    if (!job.bytes) return {};
+    const bytes = job.bytes.read - reported;
+    reported = job.bytes.read;
+    return { bytes, totalBytes: job.bytes.total };
   };
   for (const index of resumed) {
     // The ledger counts the resumed chunks' documents as the first run did.
@@ -333,6 +358,7 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
       }
       ledger.output();
       await completed(chunks.add(doc, r));
+      if (job.bytes && job.bytes.read - reported >= job.bytes.total / 1000) progress({ phase: 'tokenize', ...readBytes() });
     }
     await completed(chunks.flush());
   } catch (e) {
@@ -377,6 +403,7 @@ async function planPhase(job: PackJob): Promise<PlanResult> {
       },
       (pass, passes) => job.progress({ phase: 'plan', pass, passes }),
     );
+    job.progress({ phase: 'plan', pass: result.passes + 1, passes: result.passes });
     plan.commit();
     return result;
   } catch (e) {

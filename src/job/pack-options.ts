@@ -1,7 +1,7 @@
 import { TOKENIZER_BACKENDS, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { resolveTable, type OptionTable } from '../core/options.js';
-import { DEFAULT_MAX_OPEN_BINS, DEFAULT_WINDOW_UNITS, OVERLONG_POLICIES, type OverlongPolicy } from '../pack/packer.js';
-import { DEFAULT_PASS_UNITS } from '../pack/planner.js';
+import { DEFAULT_MAX_OPEN_BINS, OVERLONG_POLICIES, type OverlongPolicy } from '../pack/packer.js';
+import { DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS } from '../pack/planner.js';
 import { PACK_DEFAULTS } from './pack-job.js';
 
 /**
@@ -18,9 +18,9 @@ export const PACK_OPTIONS = {
     help: 'documents longer than L: split (chunks of L), slide (overlapping windows), drop, boundary (cut at file boundaries, header repeated), truncate (keep the first L)',
   },
   slideStride: { type: 'int', min: 1, help: 'stride of the slide policy (default: L/2)' },
-  windowUnits: { type: 'int', min: 1, default: DEFAULT_WINDOW_UNITS, help: 'planning window: units (spread over windows by a seeded hash of their identity) placed best fit, longest first, together; about 56 bytes each' },
-  maxOpenBins: { type: 'int', min: 1, default: DEFAULT_MAX_OPEN_BINS, help: 'bins kept open across windows for more units; past it the fullest closes (their units: 20 bytes each, at most 2^21)' },
-  passUnits: { type: 'int', min: 1, default: DEFAULT_PASS_UNITS, help: 'units one planning pass holds, about 56 bytes each; a corpus with more is planned in several passes over the work store' },
+  windowUnits: { type: 'int', min: 0, default: DEFAULT_PLAN_WINDOW_UNITS, help: '0 (default): each planning pass is placed best-fit decreasing as a whole; N: placed N units at a time, open bins bounded by --max-open-bins (the older, windowed planner)' },
+  maxOpenBins: { type: 'int', min: 1, default: DEFAULT_MAX_OPEN_BINS, help: 'partly filled bins (those with the most room) carried from one planning pass to the next; with windows, bins open at any time (their units: 20 bytes each, at most 2^21)' },
+  passUnits: { type: 'int', min: 1, default: DEFAULT_PASS_UNITS, help: 'units one planning pass holds, about 60 bytes each (4,194,304: about 250 MB); a corpus with more is planned in several passes over the work store' },
   shuffleSeed: { type: 'int', min: 0, default: 0, help: 'seed of the order bins are written in, and of the planning hash' },
   shuffle: { type: 'boolean', default: true, help: 'write bins in a seeded pseudo-random order (--no-shuffle: plan order)' },
   rowsPerShard: { type: 'int', min: 1, default: PACK_DEFAULTS.rowsPerShard, help: 'bins per Arrow shard file' },

@@ -7,7 +7,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
-import { readDocumentFile } from '../io/documents.js';
+import { readDocumentFile, ByteTally } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
@@ -24,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
 import { Clock, StageTimes, startPhase, stageTime, timesInReport, type StageTime } from './stage-times.js';
+import { PhasePeaks } from '../core/phase-peaks.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -57,6 +58,8 @@ export interface RunOptions {
   strictMixture?: boolean;
   /** Called as each stage (and phase) finishes, with its time: one progress line per stage. */
   onStageTime?: (name: string, t: StageTime) => void;
+  /** Peak RSS per phase, filled as the run goes into report.json `peak_rss_mb` (one is made when not given). */
+  memory?: PhasePeaks;
 }
 
 interface Prepared {
@@ -72,7 +75,8 @@ interface Prepared {
   stage_times?: Record<string, StageTime>;
 }
 
-export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
+export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
+  const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
   const phase = o.phase ?? 'all';
   if (cfg.mask && rank.worldSize > 1 && phase === 'all') {
@@ -105,7 +109,11 @@ export async function runPipeline(cfg: RunConfig, o: RunOptions = {}): Promise<{
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);
     let prepared = readPrepared(runDir, runFingerprint);
-    if (!prepared) prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint, o.onStageTime);
+    if (!prepared) {
+      o.memory.start('prepare');
+      prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint, o.onStageTime);
+      o.memory.end();
+    }
     if (phase === 'prepare') return { out, prepared };
     if (phase === 'count') {
       if (!cfg.mixture) throw new Error('--phase count takes the mixture counts, and this config states no mixture (share, tokens, maxRepeat, pack.tokens or pack.perSource)');
@@ -138,6 +146,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   };
 
   const stages: Record<string, unknown> = { ...prepared.stages };
+  if (cfg.mixture) o.memory?.start('mixture');
   const mixture = cfg.mixture ? await mixtureStep(mixtureOptions(cfg as MixtureConfig, o, rank, runDir)) : undefined;
   if (mixture) {
     stages.mixture = mixture.stage;
@@ -155,6 +164,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     onProgress: o.onProgress,
     forceWorkers: o.forceWorkers,
     rank,
+    memory: o.memory,
   };
   const inputs = cfg.sources.flatMap((s) => s.inputs);
   let summary: PackSummary;
@@ -163,8 +173,10 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   } else {
     const ledger = new Ledger();
     ledger.printDrops('run');
-    const docs = masked(readDocumentFile(mixture?.docsFile ?? join(runDir, 'docs.jsonl'), ledger), stages);
-    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, ...(timesInReport() ? { stageTimes: times } : {}) });
+    const docsPath = mixture?.docsFile ?? join(runDir, 'docs.jsonl');
+    const bytes = ByteTally.ofFiles([docsPath]);
+    const docs = masked(readDocumentFile(docsPath, ledger, undefined, { bytes }), stages);
+    summary = await runPackJob(packOptions, { docs, ledger, inputs, stages, outDir, identity, mixture: mixture?.report, bytes, ...(timesInReport() ? { stageTimes: times } : {}) });
   }
   Object.defineProperty(times, 'pack', { enumerable: true, value: phase.stop(prepared.documents, preparedBytes) });
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ export {
   type PackerStats,
   type Packer,
 } from './packer.js';
-export { planBins, resolvePlanOptions, DEFAULT_PASS_UNITS, type PlanOptions, type PlanBatch, type PlanSource, type PlanResult, type ResolvedPlanOptions } from './planner.js';
+export { planBins, resolvePlanOptions, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type PlanOptions, type PlanBatch, type PlanSource, type PlanResult, type ResolvedPlanOptions } from './planner.js';
 export { UnitTally } from './fragmentation.js';
 export { binOrder, type BinOrder } from './bin-order.js';
 export { orderLengths, LENGTH_ORDERS, type LengthOrder } from './order.js';

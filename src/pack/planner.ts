@@ -1,21 +1,25 @@
-import { nativeBinding, resolvePackerOptions, checkBatch, type ClosedBins, type DocBatch, type PackerOptions, type PackerStats, type ResolvedPackerOptions } from './packer.js';
+import { nativeBinding, resolvePackerOptions, checkBatch, DEFAULT_WINDOW_UNITS, type ClosedBins, type DocBatch, type PackerOptions, type PackerStats, type ResolvedPackerOptions } from './packer.js';
 import { UnitTally } from './fragmentation.js';
 
 /**
  * Whole-corpus bin planning (native/include/planner.hpp): units are spread over planning
- * windows by a seeded hash of their identity, so every window is a fair sample of the corpus
- * whatever order the documents come in; within a window they are placed best fit, longest
- * first; open bins carry across windows. The lengths are streamed 1 + passes times (a counting
- * pass, then each planning pass keeps its share of the units): memory is bounded by the options.
+ * passes by a seeded hash of their identity, so every pass is a fair sample of the corpus
+ * whatever order the documents come in. Each pass is placed best-fit decreasing as a whole
+ * (longest first, ties by hash, into the open bin with the least room that holds the unit);
+ * the bins with the most room carry into the next pass, at most `maxOpenBins` of them holding
+ * at most `maxHeldUnits` units. The lengths are streamed 1 + passes times (a counting pass,
+ * then each planning pass keeps its share of the units): memory is bounded by the options.
  */
 export interface PlanOptions extends PackerOptions {
   /** Seeds the unit hash; default 0. */
   seed?: number;
-  /** Units one planning pass holds (about 56 bytes each); more units and the lengths are read again per pass. */
+  /** Units one planning pass holds (about 60 bytes each); more units and the lengths are read again per pass. */
   passUnits?: number;
 }
 
 export const DEFAULT_PASS_UNITS = 1 << 22;
+/** The planner's window: 0 places each pass as a whole; n > 0 places it n units at a time (the streaming packer's way, kept to compare against). */
+export const DEFAULT_PLAN_WINDOW_UNITS = 0;
 
 /** A batch of documents; `keys` (one per document) is each document's identity hash, else its index is. */
 export interface PlanBatch extends DocBatch {
@@ -37,7 +41,10 @@ export interface ResolvedPlanOptions extends ResolvedPackerOptions {
 }
 
 export function resolvePlanOptions(opts: Partial<PlanOptions>): ResolvedPlanOptions {
-  const r = { ...resolvePackerOptions(opts), seed: opts.seed ?? 0, passUnits: opts.passUnits ?? DEFAULT_PASS_UNITS };
+  const windowUnits = opts.windowUnits ?? DEFAULT_PLAN_WINDOW_UNITS;
+  // 0 (whole pass) is the planner's own value; any other window is checked as the packer checks it.
+  const packer = resolvePackerOptions({ ...opts, windowUnits: windowUnits === 0 ? DEFAULT_WINDOW_UNITS : windowUnits });
+  const r = { ...packer, windowUnits, seed: opts.seed ?? 0, passUnits: opts.passUnits ?? DEFAULT_PASS_UNITS };
   if (!Number.isSafeInteger(r.seed) || r.seed < 0) throw new RangeError(`planner: seed must be a non-negative integer, got ${r.seed}`);
   if (!Number.isInteger(r.passUnits) || r.passUnits < 1 || r.passUnits > 2 ** 31) throw new RangeError(`planner: passUnits must be an integer in [1, 2^31], got ${r.passUnits}`);
   return r;

@@ -62,7 +62,15 @@ export interface ReportJson {
   by_mixture_source?: Record<string, GroupFigures>;
   /** The token-budgeted mixture (docs/mixing.md). */
   mixture?: MixtureReport;
+  /** Peak RSS of each phase in MiB (src/core/phase-peaks.ts): measured, so it varies from run to run. */
+  peak_rss_mb?: Record<string, number>;
 }
+
+/**
+ * Keys of report.json that are measurements of the machine, not figures of the data: they are
+ * left out where outputs are compared byte for byte (a resumed run against an uninterrupted one).
+ */
+export const MEASURED_REPORT_KEYS: readonly string[] = ['peak_rss_mb'];
 
 const OTHER = '(other)';
 

@@ -47,3 +47,31 @@ test('not on a terminal: plain lines every interval, for a log collector', async
   }
   assert.match(writes.at(-1)!, /^midpack: run: write  25% 2\/8 bins, [\d.]+ bins\/s, done\n$/);
 });
+
+test('planning by passes: the counting pass, then each planning pass, with percentage and ETA', () => {
+  let t = 0;
+  const { writes, stream } = fakeStream(false);
+  const p = new PhaseProgress('pack', { stream, now: () => t, intervalMs: 1e9 });
+  p.pack({ phase: 'plan', pass: 0, passes: 0 }); // counting starts; passes unknown yet
+  t = 1000;
+  p.pack({ phase: 'plan', pass: 1, passes: 3 }); // counting done, 3 planning passes to come
+  p.pack({ phase: 'plan', bins: 500 }); // bins do not count once passes are known
+  assert.match(p.describe('plan', (p as unknown as { phases: Map<string, never> }).phases.get('plan')!, 0), /^plan  25% 1\/4 passes, 1 passes\/s, eta 3s$/);
+  t = 2000;
+  p.pack({ phase: 'plan', pass: 2, passes: 3 });
+  p.pack({ phase: 'plan', pass: 3, passes: 3 });
+  p.pack({ phase: 'plan', pass: 4, passes: 3 }); // planning done
+  t = 3000;
+  p.pack({ phase: 'write', totalBins: 4, bins: 4 });
+  p.stop();
+  // not a terminal: one line per phase, as each ends
+  assert.deepEqual(
+    writes.map((w) => w.replace(/[\d.]+ (\w+)\/s/, 'R $1/s')),
+    [
+      'midpack: pack: starting\n',
+      'midpack: pack: starting (loading the tokenizer), 0.0s\n',
+      'midpack: pack: plan 100% 4/4 passes, R passes/s, done\n',
+      'midpack: pack: write 100% 4/4 bins, R bins/s, done\n',
+    ],
+  );
+});

@@ -4,6 +4,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from './paths.js';
 import { OUTPUT_MARKER } from '../../src/io/inputs.js';
+import { MEASURED_REPORT_KEYS } from '../../src/report/figures.js';
 
 export const cliPath = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 
@@ -38,8 +39,16 @@ export function midpackKilled(args: string[], killAfterMs: number): Promise<{ ki
 /**
  * sha256 of every file under dir (relative path → hash), for byte-identity checks. The output
  * marker (.midpack-output.json) is left out: it records where an output came from (input
- * paths and mtimes), so it differs between folders by design; it is not data.
+ * paths and mtimes), so it differs between folders by design; it is not data. So are the
+ * measurements of the machine in report.json (MEASURED_REPORT_KEYS: peak RSS), which differ
+ * from run to run: the rest of report.json is hashed.
  */
+function withoutMeasurements(reportJson: string): string {
+  const r = JSON.parse(reportJson) as Record<string, unknown>;
+  for (const k of MEASURED_REPORT_KEYS) delete r[k];
+  return JSON.stringify(r);
+}
+
 export function hashTree(dir: string, skip: (rel: string) => boolean = () => false): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
@@ -48,7 +57,7 @@ export function hashTree(dir: string, skip: (rel: string) => boolean = () => fal
       const rel = relative(dir, p);
       if (skip(rel) || rel === OUTPUT_MARKER) continue;
       if (statSync(p).isDirectory()) walk(p);
-      else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
+      else out[rel] = createHash('sha256').update(name === 'report.json' ? withoutMeasurements(readFileSync(p, 'utf8')) : readFileSync(p)).digest('hex');
     }
   };
   walk(dir);
