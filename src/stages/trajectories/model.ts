@@ -12,6 +12,8 @@ export interface ToolCall {
   name: string;
   /** The call's arguments: always a JSON object. */
   arguments: Record<string, unknown>;
+  /** The call's id when the input gives one (chat templates such as Mistral's and Kimi's render it). */
+  id?: string;
 }
 
 export interface Message {
@@ -19,6 +21,10 @@ export interface Message {
   content: string;
   /** Assistant messages only. */
   calls?: ToolCall[];
+  /** Assistant messages: the reasoning the input keeps apart from the content (OpenAI-style `reasoning_content`). */
+  reasoning?: string;
+  /** Tool messages: the id of the call answered, when the input gives one. */
+  toolCallId?: string;
 }
 
 /** A JSON-schema tool definition (OpenAI's `function` object). */
@@ -42,6 +48,8 @@ export interface Trajectory {
   tools: ToolDef[];
   /** Where the tool definitions came from. */
   toolsFrom: 'input' | 'derived' | 'input+derived' | 'none';
+  /** The input had no system message: messages[0] is the empty one added (chat templates then see none). */
+  noSystem?: boolean;
   /** The calls were the agent's text actions (SWE-agent without function calling), read as shell commands. */
   callsFromText: boolean;
 }
@@ -58,6 +66,12 @@ export const REASONS = {
   empty: 'empty_trajectory',
   tooLarge: 'too_large',
   roundtrip: 'roundtrip_mismatch',
+  /** A chat template's own raise_exception on this trajectory. */
+  templateError: 'template_error',
+  /** The jinja engine could not render the template (a feature it lacks). */
+  templateUnsupported: 'template_unsupported',
+  /** The loss mask could not be placed on a chat template's text (see jinja/mask.ts). */
+  maskUnmapped: 'mask_unmapped',
 } as const;
 
 export class TrajectoryError extends Error {

@@ -56,8 +56,10 @@ function openaiCalls(v: unknown, where: string): { calls: ToolCall[]; ids: (stri
     const at = `${where} call ${k}`;
     const fn = asObject(asObject(c, at).function, `${at}: "function"`);
     if (typeof fn.name !== 'string' || fn.name === '') fail(REASONS.badRecord, `${at}: "function.name" is missing`);
-    calls.push({ name: fn.name, arguments: parseArguments(fn.arguments ?? {}, at) });
     const id = (c as { id?: unknown }).id;
+    const call: ToolCall = { name: fn.name, arguments: parseArguments(fn.arguments ?? {}, at) };
+    if (typeof id === 'string') call.id = id;
+    calls.push(call);
     ids.push(typeof id === 'string' ? id : undefined);
   });
   return { calls, ids };
@@ -89,7 +91,9 @@ export function readTools(v: unknown, where: string): ToolDef[] {
 function finish(source: string, format: Trajectory['format'], messages: Message[], given: ToolDef[], callsFromText: boolean): Trajectory {
   const all = withSystem(messages);
   checkNotEmpty(all, source);
-  return { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText) };
+  const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText) };
+  if (all !== messages) t.noSystem = true;
+  return t;
 }
 
 /** An OpenAI chat-format row. */
@@ -102,11 +106,18 @@ export function readOpenaiRow(value: unknown, source: string): Trajectory {
     const m = asObject(raw, `${source}: ${at}`);
     const r = role(m.role, `${source}: ${at}`);
     const content = contentText(m.content, `${source}: ${at}`);
-    if (r === 'tool') matcher.result(typeof m.tool_call_id === 'string' ? m.tool_call_id : undefined, at);
-    if (r !== 'assistant' || m.tool_calls === undefined || m.tool_calls === null) return { role: r, content };
+    if (r === 'tool') {
+      const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : undefined;
+      matcher.result(id, at);
+      return id === undefined ? { role: r, content } : { role: r, content, toolCallId: id };
+    }
+    const out: Message = { role: r, content };
+    if (r === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== '') out.reasoning = m.reasoning_content;
+    if (r !== 'assistant' || m.tool_calls === undefined || m.tool_calls === null) return out;
     const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
     matcher.addCalls(ids);
-    return calls.length ? { role: r, content, calls } : { role: r, content };
+    if (calls.length) out.calls = calls;
+    return out;
   });
   return finish(source, 'openai', messages, readTools(row.tools, source), false);
 }
@@ -183,7 +194,9 @@ export function readSweAgent(value: unknown, source: string): Trajectory {
       if (ids.length) for (const id of ids) matcher.result(id, at);
       else matcher.result(undefined, at);
       awaitingObservation = false;
-      return void messages.push({ role: 'tool', content: contentText(m.content, `${source}: ${at}`) });
+      const result: Message = { role: 'tool', content: contentText(m.content, `${source}: ${at}`) };
+      if (ids.length === 1) result.toolCallId = ids[0];
+      return void messages.push(result);
     }
     awaitingObservation = false;
     if (r !== 'assistant') return void messages.push({ role: r, content: contentText(m.content, `${source}: ${at}`) });

@@ -1,0 +1,340 @@
+import type { Template } from '@huggingface/jinja';
+import type { Span } from '../../../doc/document.js';
+import { addSpan } from '../../../doc/text-builder.js';
+import type { LossOn, Rendered } from '../chatml.js';
+import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
+import { LOOP_END, MARK, MARK_END, renderTemplate, templateFailure } from './engine.js';
+import { toChatRow, type ChatRow } from './row.js';
+
+/**
+ * A trajectory through a model's own chat template, with its loss mask, special spans and turn
+ * boundaries. The method (docs/trajectories.md, "Loss masks for any template"):
+ *
+ * 1. The real text R is the template's render of the row (what `apply_chat_template` returns).
+ * 2. Every non-empty string of the row (contents, reasoning, tool results, string argument
+ *    values, tool descriptions) is replaced by a unique placeholder `U+E000 <n> U+E001`, and the
+ *    template renders this skeleton C. C is aligned to R: its template text must match R byte for
+ *    byte, and each placeholder is matched to its string as the template wrote it (as is,
+ *    trimmed, or JSON-escaped). When the alignment fails (a template that branches on a string's
+ *    text, for instance) the sample is dropped as `mask_unmapped`, never guessed.
+ * 3. Turn boundaries are prefix differences on the skeleton, which is small, so they are cheap:
+ *    message k starts where the render of messages[:k] ends; an assistant message's text starts
+ *    where the render of messages[:i] with `add_generation_prompt` stops agreeing with C (the
+ *    generation prompt, `<|im_start|>assistant\n` and the like, stays out of the loss). A template
+ *    that writes a turn differently when it is the last one (Qwen3's empty think block) is aligned
+ *    on the last placeholder the prefix render holds.
+ * 4. Each assistant message is in the loss from that start to where the next message starts,
+ *    less trailing whitespace: its content, the reasoning the template keeps, its calls and its
+ *    end-of-turn token. Everything else is masked.
+ * 5. Placeholders missing from C are content the template dropped, counted by reason.
+ * 6. Special spans: only in the template's own text (never inside a string of the row), only
+ *    strings that are special tokens of the packing tokenizer.
+ */
+export interface ChatTemplate {
+  /** The name documents carry in `meta.template`. */
+  name: string;
+  /** Where it was read from. */
+  source: string;
+  template: Template;
+  /** A named list's `tool_use` template: used for trajectories with tools, as transformers does. */
+  toolUse?: Template;
+  bosToken?: string;
+  eosToken?: string;
+  /** Tool-call arguments passed as JSON strings (see row.ts). */
+  jsonArguments: boolean;
+}
+
+/** Finds the packing tokenizer's special-token strings in a text. */
+export type SpecialFinder = (text: string, from: number, to: number, out: Span[]) => void;
+
+export interface JinjaRenderOptions {
+  lossOn: LossOn;
+  kwargs: Record<string, unknown>;
+  specials: SpecialFinder;
+}
+
+/** What a template dropped of the trajectory, by reason. */
+export const DROP_REASONS = ['reasoning', 'tool_call', 'text_beside_call', 'assistant_content', 'tool_result', 'user_content', 'system_content', 'tool_description'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+export interface JinjaSample {
+  rendered: Rendered;
+  dropped: Partial<Record<DropReason, number>>;
+}
+
+const OPEN = '\uE000';
+const CLOSE = '\uE001';
+
+/** Where each placeholder's string came from, for the drop counts. */
+interface Owner {
+  message: number;
+  reason: DropReason;
+  /** Index of the call, for `tool_call`. */
+  call?: number;
+}
+
+interface Skeleton {
+  row: ChatRow;
+  values: string[];
+  owners: Owner[];
+}
+
+function skeleton(row: ChatRow): Skeleton {
+  const values: string[] = [];
+  const owners: Owner[] = [];
+  const hold = (v: unknown, owner: Owner): unknown => {
+    if (typeof v !== 'string' || v === '') return v;
+    owners.push(owner);
+    return `${OPEN}${values.push(v) - 1}${CLOSE}`;
+  };
+  const messages = row.messages.map((m, k) => {
+    const role = m.role as string;
+    const calls = m.tool_calls as { function: { arguments: unknown } }[] | undefined;
+    const content: DropReason = role === 'assistant' ? (calls ? 'text_beside_call' : 'assistant_content') : role === 'tool' ? 'tool_result' : role === 'system' ? 'system_content' : 'user_content';
+    const o: Record<string, unknown> = { ...m, content: hold(m.content, { message: k, reason: content }) };
+    if (m.reasoning_content !== undefined) o.reasoning_content = hold(m.reasoning_content, { message: k, reason: 'reasoning' });
+    if (calls) {
+      o.tool_calls = calls.map((c, n) => {
+        const args = c.function.arguments;
+        const held = typeof args === 'string' ? hold(args, { message: k, reason: 'tool_call', call: n }) : deepHold(args, (v) => hold(v, { message: k, reason: 'tool_call', call: n }));
+        return { ...c, function: { ...c.function, arguments: held } };
+      });
+    }
+    return o;
+  });
+  const tools = row.tools && row.tools.map((t) => descriptionsHeld(t, (v) => hold(v, { message: -1, reason: 'tool_description' })) as Record<string, unknown>);
+  return { row: { messages, tools }, values, owners };
+}
+
+function deepHold(v: unknown, hold: (s: string) => unknown): unknown {
+  if (typeof v === 'string') return hold(v);
+  if (Array.isArray(v)) return v.map((x) => deepHold(x, hold));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepHold(x, hold)]));
+  return v;
+}
+
+/** Tool definitions with every `description` string held (names, types and keys stay: templates branch on them). */
+function descriptionsHeld(v: unknown, hold: (s: string) => unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => descriptionsHeld(x, hold));
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'description' && typeof x === 'string' ? hold(x) : descriptionsHeld(x, hold)]));
+}
+
+/** The skeleton aligned to the real text: C offsets → R offsets at each piece start. */
+interface Alignment {
+  cStarts: number[];
+  rStarts: number[];
+  /** The placeholder index of each piece, or -1 for template text. */
+  holds: number[];
+  /** Placeholders that C holds at least once. */
+  seen: Set<number>;
+}
+
+/** How a template may have written a string: as is, trimmed, or inside a JSON string (tried in that order, built only when needed). */
+const WRITINGS: ((v: string) => string)[] = [
+  (v) => v,
+  (v) => v.trim(),
+  (v) => v.replace(/^\n+|\n+$/g, ''),
+  (v) => v.replace(/^\n+/, ''),
+  (v) => v.replace(/\n+$/, ''),
+  (v) => v.trimStart(),
+  (v) => v.trimEnd(),
+  (v) => JSON.stringify(v).slice(1, -1),
+];
+
+function written(v: string, R: string, r: number, after: string): string | undefined {
+  for (const f of WRITINGS) {
+    const x = f(v);
+    if (R.startsWith(x, r) && R.startsWith(after, r + x.length)) return x;
+  }
+  return undefined;
+}
+
+function align(C: string, R: string, values: readonly string[]): Alignment | string {
+  const a: Alignment = { cStarts: [], rStarts: [], holds: [], seen: new Set() };
+  const re = /\uE000(\d+)\uE001/g;
+  let c = 0;
+  let r = 0;
+  let m: RegExpExecArray | null = re.exec(C);
+  while (c < C.length) {
+    const litEnd = m ? m.index : C.length;
+    if (litEnd > c) {
+      if (!R.startsWith(C.slice(c, litEnd), r)) return `template text at ${r} differs from the skeleton's`;
+      a.cStarts.push(c), a.rStarts.push(r), a.holds.push(-1);
+      r += litEnd - c;
+      c = litEnd;
+    }
+    if (!m) break;
+    const idx = Number(m[1]);
+    const next = re.exec(C);
+    const after = C.slice(m.index + m[0].length, next ? next.index : C.length);
+    const w = written(values[idx]!, R, r, after);
+    if (w === undefined) return `string ${idx} is not written as is, trimmed or JSON-escaped at ${r}`;
+    a.cStarts.push(c), a.rStarts.push(r), a.holds.push(idx);
+    a.seen.add(idx);
+    c += m[0].length;
+    r += w.length;
+    m = next;
+  }
+  if (r !== R.length) return `the skeleton ends at ${r} of ${R.length}`;
+  a.cStarts.push(C.length), a.rStarts.push(R.length), a.holds.push(-1);
+  return a;
+}
+
+/** A skeleton offset in the real text (an offset inside a placeholder maps to its start). */
+function toReal(a: Alignment, x: number): number {
+  let lo = 0;
+  let hi = a.cStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a.cStarts[mid]! <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return a.holds[lo] === -1 ? a.rStarts[lo]! + (x - a.cStarts[lo]!) : a.rStarts[lo]!;
+}
+
+function commonPrefix(a: string, b: string, from = 0): number {
+  const n = Math.min(a.length, b.length - from);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(from + i)) i++;
+  return i;
+}
+
+/** A marked render without its marks: where each message's loop iteration starts, and where message loops end. */
+interface Marks {
+  text: string;
+  /** Message index → offset of its first marked iteration. */
+  starts: Map<number, number>;
+  /** Every mark offset (iteration starts and loop ends), ascending. */
+  cuts: number[];
+}
+
+function stripMarks(marked: string): Marks {
+  const re = new RegExp(`${MARK}(\\d+)${MARK_END}|${LOOP_END}`, 'g');
+  const parts: string[] = [];
+  const starts = new Map<number, number>();
+  const cuts: number[] = [];
+  let last = 0;
+  let length = 0;
+  for (let m = re.exec(marked); m; m = re.exec(marked)) {
+    parts.push(marked.slice(last, m.index));
+    length += m.index - last;
+    last = m.index + m[0].length;
+    if (m[1] !== undefined && !starts.has(Number(m[1]))) starts.set(Number(m[1]), length);
+    if (cuts[cuts.length - 1] !== length) cuts.push(length);
+  }
+  parts.push(marked.slice(last));
+  return { text: parts.join(''), starts, cuts };
+}
+
+function context(ct: ChatTemplate, row: ChatRow, addGenerationPrompt: boolean, kwargs: Record<string, unknown>): Record<string, unknown> {
+  const ctx: Record<string, unknown> = {};
+  if (ct.bosToken !== undefined) ctx.bos_token = ct.bosToken;
+  if (ct.eosToken !== undefined) ctx.eos_token = ct.eosToken;
+  return { ...ctx, ...kwargs, messages: row.messages, tools: row.tools, documents: null, add_generation_prompt: addGenerationPrompt };
+}
+
+/** Renders a trajectory with a chat template; throws a TrajectoryError naming the reason it cannot. */
+export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRenderOptions): JinjaSample {
+  const where = `${t.source}: ${ct.name}`;
+  const row = toChatRow(t, ct.jsonArguments);
+  const template = row.tools && ct.toolUse ? ct.toolUse : ct.template;
+  const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs), mark);
+  let R: string;
+  try {
+    R = render(row);
+  } catch (e) {
+    throw templateFailure(e, where);
+  }
+  const sk = skeleton(row);
+  const unmapped = (why: string) => new TrajectoryError(REASONS.maskUnmapped, `${where}: the loss mask cannot be placed: ${why}`);
+  let marks: Marks;
+  try {
+    marks = stripMarks(render(sk.row, false, true));
+  } catch (e) {
+    throw unmapped(`the skeleton does not render (${(e as Error).message})`);
+  }
+  const a = align(marks.text, R, sk.values);
+  if (typeof a === 'string') throw unmapped(a);
+  const header = generationPrompt(sk.row, (r, gen) => render(r, gen));
+  const spans = assistantSpans(row, marks, header, R, a, o.lossOn);
+  const rendered = finish(R, a, spans, o, boundaryStarts(row, marks, a));
+  return { rendered, dropped: dropped(sk, a) };
+}
+
+/**
+ * The generation prompt (`<|im_start|>assistant\n`, ...): what `add_generation_prompt` adds
+ * before the first assistant message. '' when it cannot be told.
+ */
+function generationPrompt(row: ChatRow, render: (r: ChatRow, gen: boolean) => string): string {
+  const first = row.messages.findIndex((m) => m.role === 'assistant');
+  if (first <= 0) return '';
+  const before = { ...row, messages: row.messages.slice(0, first) };
+  try {
+    const without = render(before, false);
+    const withPrompt = render(before, true);
+    return withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The real-text spans trained on: each assistant message from where its loop iteration starts,
+ * less the part of the generation prompt it begins with, to the next mark, less trailing
+ * whitespace.
+ */
+function assistantSpans(row: ChatRow, marks: Marks, header: string, R: string, a: Alignment, lossOn: LossOn): Span[] {
+  if (lossOn === 'all') return [[0, R.length]];
+  const assistants = row.messages.flatMap((m, k) => (m.role === 'assistant' && marks.starts.has(k) ? [k] : []));
+  const trained = lossOn === 'last-assistant' ? assistants.slice(-1) : assistants;
+  const spans: Span[] = [];
+  for (const i of trained) {
+    const at = marks.starts.get(i)!;
+    const next = marks.cuts.find((c) => c > at) ?? marks.text.length;
+    const start = toReal(a, Math.min(at + commonPrefix(header, marks.text, at), next));
+    let end = toReal(a, next);
+    while (end > start && /\s/.test(R[end - 1]!)) end--;
+    if (end > start) spans.push([start, end]);
+  }
+  return spans;
+}
+
+/** Turn starts after the first message: every message's start, except a tool result right after another. */
+function boundaryStarts(row: ChatRow, marks: Marks, a: Alignment): number[] {
+  const out: number[] = [];
+  for (let k = 1; k < row.messages.length; k++) {
+    if (row.messages[k]!.role === 'tool' && row.messages[k - 1]!.role === 'tool') continue;
+    const at = marks.starts.get(k);
+    if (at === undefined) continue;
+    const r = toReal(a, at);
+    if (r > (out[out.length - 1] ?? 0)) out.push(r);
+  }
+  return out;
+}
+
+function finish(R: string, a: Alignment, trained: Span[], o: JinjaRenderOptions, boundaries: number[]): Rendered {
+  const mask: Span[] = [];
+  let pos = 0;
+  for (const [s, e] of trained) {
+    addSpan(mask, pos, s);
+    pos = e;
+  }
+  addSpan(mask, pos, R.length);
+  const special: Span[] = [];
+  for (let p = 0; p + 1 < a.cStarts.length; p++) if (a.holds[p] === -1) o.specials(R, a.rStarts[p]!, a.rStarts[p + 1]!, special);
+  return { text: R, special_spans: special, loss_mask_spans: mask, boundaries, turns: boundaries.length + 1 };
+}
+
+function dropped(sk: Skeleton, a: Alignment): JinjaSample['dropped'] {
+  const out: JinjaSample['dropped'] = {};
+  const calls = new Map<string, boolean>();
+  sk.owners.forEach((w, idx) => {
+    if (w.reason === 'tool_call') {
+      const key = `${w.message}:${w.call}`;
+      calls.set(key, (calls.get(key) ?? false) || a.seen.has(idx));
+    } else if (!a.seen.has(idx)) out[w.reason] = (out[w.reason] ?? 0) + 1;
+  });
+  for (const kept of calls.values()) if (!kept) out.tool_call = (out.tool_call ?? 0) + 1;
+  return out;
+}
