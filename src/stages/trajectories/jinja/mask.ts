@@ -280,6 +280,16 @@ function generationPrompt(row: ChatRow, render: (r: ChatRow, gen: boolean) => st
 }
 
 /**
+ * How much of the generation prompt an assistant iteration begins with: all of it, or a part
+ * ending in a newline (Qwen3 with `enable_thinking` false prompts `<|im_start|>assistant\n` and
+ * an empty think block that a past turn does not have); never a part cut inside a marker.
+ */
+function headerLength(header: string, text: string, at: number): number {
+  const n = commonPrefix(header, text, at);
+  return n === header.length ? n : header.lastIndexOf('\n', n - 1) + 1;
+}
+
+/**
  * The real-text spans trained on: each assistant message from where its loop iteration starts,
  * less the part of the generation prompt it begins with, to the next mark, less trailing
  * whitespace.
@@ -292,7 +302,7 @@ function assistantSpans(row: ChatRow, marks: Marks, header: string, R: string, a
   for (const i of trained) {
     const at = marks.starts.get(i)!;
     const next = marks.cuts.find((c) => c > at) ?? marks.text.length;
-    const start = toReal(a, Math.min(at + commonPrefix(header, marks.text, at), next));
+    const start = toReal(a, Math.min(at + headerLength(header, marks.text, at), next));
     let end = toReal(a, next);
     while (end > start && /\s/.test(R[end - 1]!)) end--;
     if (end > start) spans.push([start, end]);
