@@ -128,7 +128,9 @@ export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryErr
   const fail = (why: string) => new TrajectoryError(REASONS.roundtrip, `${t.source}: ${tpl.name}: the sample does not parse back: ${why}`);
   try {
     const parsed = parseTrajectory(r.text, r.special_spans, tpl);
-    const diff = firstDifference(t.messages, parsed.messages);
+    const kept = tpl.kept?.(t) ?? t.messages;
+    const expected = t.noSystem && tpl.defaultSystem ? [{ role: 'system' as const, content: tpl.defaultSystem(t) ?? '' }, ...kept.slice(1)] : kept;
+    const diff = firstDifference(expected, parsed.messages);
     if (diff) return fail(diff);
     const listed = [...parsed.header.tools.keys()].join(',');
     const want = tpl.listsTools(t) ? t.tools.map((x) => x.name).join(',') : '';

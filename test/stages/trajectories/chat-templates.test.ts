@@ -227,3 +227,20 @@ test('chat templates: options from the CLI and from a config go through one reso
   // the assistant message is trained on, the user's is not
   assert.deepEqual(doc.loss_mask_spans, [[0, doc.text.indexOf('yo')], [doc.text.indexOf('yo') + 2, doc.text.length]].filter(([a, b]) => b! > a!));
 });
+
+test('built-in templates: qwen3-coder renders byte for byte what the published Qwen3-Coder template renders, hermes what Qwen2.5 renders; both still parse back', async () => {
+  const keys = await keysBySource();
+  for (const [builtin, published] of [
+    ['qwen3-coder', 'qwen3-coder-v2.jinja'],
+    ['hermes', 'qwen2.5.jinja'],
+  ] as const) {
+    const { docs, ledger, stats } = await runSource(DEFAULT_ROW_INPUTS, { templates: `${builtin}=1`, allTemplates: false });
+    assert.deepEqual(stats.rejected, {}, `${builtin}: every sample parses back`);
+    assert.equal(ledger.records_out, 12);
+    for (const doc of docs) {
+      const w = expected[published]![keys.get(doc.source)!]! as { sha256: string; bytes: number; text?: string };
+      if (w.text !== undefined) assert.equal(doc.text, w.text, `${builtin} ${doc.source}`);
+      assert.equal(createHash('sha256').update(doc.text).digest('hex'), w.sha256, `${builtin} ${doc.source}: the bytes of ${published}`);
+    }
+  }
+});
