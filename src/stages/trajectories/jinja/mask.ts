@@ -44,8 +44,8 @@ export interface ChatTemplate {
   jsonArguments: boolean;
 }
 
-/** Finds the packing tokenizer's special-token strings in a text. */
-export type SpecialFinder = (text: string, from: number, to: number, out: Span[]) => void;
+/** Finds the packing tokenizer's special-token strings in the given ranges (ascending) of a text. */
+export type SpecialFinder = (text: string, ranges: readonly Span[], out: Span[]) => void;
 
 export interface JinjaRenderOptions {
   lossOn: LossOn;
@@ -142,10 +142,18 @@ const WRITINGS: ((v: string) => string)[] = [
   (v) => JSON.stringify(v).slice(1, -1),
 ];
 
-function written(v: string, R: string, r: number, after: string): string | undefined {
+/** Whether R at r holds C[c, c + n). */
+function sameAt(R: string, r: number, C: string, c: number, n: number): boolean {
+  if (r + n > R.length) return false;
+  for (let i = 0; i < n; i++) if (R.charCodeAt(r + i) !== C.charCodeAt(c + i)) return false;
+  return true;
+}
+
+/** The writing of v at R[r] that the skeleton's next template text C[c, c + n) follows. */
+function written(v: string, R: string, r: number, C: string, c: number, n: number): string | undefined {
   for (const f of WRITINGS) {
     const x = f(v);
-    if (R.startsWith(x, r) && R.startsWith(after, r + x.length)) return x;
+    if (R.startsWith(x, r) && sameAt(R, r + x.length, C, c, n)) return x;
   }
   return undefined;
 }
@@ -159,7 +167,7 @@ function align(C: string, R: string, values: readonly string[]): Alignment | str
   while (c < C.length) {
     const litEnd = m ? m.index : C.length;
     if (litEnd > c) {
-      if (!R.startsWith(C.slice(c, litEnd), r)) return `template text at ${r} differs from the skeleton's`;
+      if (!sameAt(R, r, C, c, litEnd - c)) return `template text at ${r} differs from the skeleton's`;
       a.cStarts.push(c), a.rStarts.push(r), a.holds.push(-1);
       r += litEnd - c;
       c = litEnd;
@@ -167,8 +175,8 @@ function align(C: string, R: string, values: readonly string[]): Alignment | str
     if (!m) break;
     const idx = Number(m[1]);
     const next = re.exec(C);
-    const after = C.slice(m.index + m[0].length, next ? next.index : C.length);
-    const w = written(values[idx]!, R, r, after);
+    const afterAt = m.index + m[0].length;
+    const w = written(values[idx]!, R, r, C, afterAt, (next ? next.index : C.length) - afterAt);
     if (w === undefined) return `string ${idx} is not written as is, trimmed or JSON-escaped at ${r}`;
     a.cStarts.push(c), a.rStarts.push(r), a.holds.push(idx);
     a.seen.add(idx);
@@ -332,7 +340,9 @@ function finish(R: string, a: Alignment, trained: Span[], o: JinjaRenderOptions,
   }
   addSpan(mask, pos, R.length);
   const special: Span[] = [];
-  for (let p = 0; p + 1 < a.cStarts.length; p++) if (a.holds[p] === -1) o.specials(R, a.rStarts[p]!, a.rStarts[p + 1]!, special);
+  const templateText: Span[] = [];
+  for (let p = 0; p + 1 < a.cStarts.length; p++) if (a.holds[p] === -1) templateText.push([a.rStarts[p]!, a.rStarts[p + 1]!]);
+  o.specials(R, templateText, special);
   return { text: R, special_spans: special, loss_mask_spans: mask, boundaries, turns: boundaries.length + 1 };
 }
 

@@ -102,18 +102,36 @@ export function loadChatTemplates(source: string): Omit<ChatTemplate, 'jsonArgum
  * special ids. Another model's marker strings are not among them and stay text.
  */
 export function specialFinder(tokenizer: string): SpecialFinder {
+  let f = finders.get(tokenizer);
+  if (!f) finders.set(tokenizer, (f = makeSpecialFinder(tokenizer)));
+  return f;
+}
+
+/** One finder per tokenizer per process: reading a tokenizer.json costs about as much as rendering a thousand trajectories. */
+const finders = new Map<string, SpecialFinder>();
+
+function makeSpecialFinder(tokenizer: string): SpecialFinder {
   const json = JSON.parse(readFileSync(tokenizerPath(tokenizer), 'utf8')) as { added_tokens?: { content: string }[] };
   const tokens = (json.added_tokens ?? []).map((t) => t.content).sort((x, y) => y.length - x.length);
-  // By first character, longest first: a scan that only stops where a token can start.
-  const byFirst = new Map<number, string[]>();
-  for (const t of tokens) byFirst.set(t.charCodeAt(0), [...(byFirst.get(t.charCodeAt(0)) ?? []), t]);
-  return (text: string, from: number, to: number, out: Span[]) => {
-    for (let p = from; p < to; p++) {
-      const candidates = byFirst.get(text.charCodeAt(p));
-      const hit = candidates?.find((t) => p + t.length <= to && text.startsWith(t, p));
-      if (!hit) continue;
-      out.push([p, p + hit.length]);
-      p += hit.length - 1;
+  // By first character, longest first. The text is scanned once for the first characters; the
+  // ranges (ascending) take the hits inside them.
+  const byFirst = new Map<string, string[]>();
+  for (const t of tokens) byFirst.set(t[0]!, [...(byFirst.get(t[0]!) ?? []), t]);
+  const firsts = [...byFirst.keys()];
+  return (text: string, ranges: readonly Span[], out: Span[]) => {
+    const starts: number[] = [];
+    for (const c of firsts) for (let at = text.indexOf(c); at >= 0; at = text.indexOf(c, at + 1)) starts.push(at);
+    if (firsts.length > 1) starts.sort((x, y) => x - y);
+    let k = 0;
+    for (const [from, to] of ranges) {
+      while (k < starts.length && starts[k]! < from) k++;
+      for (; k < starts.length && starts[k]! < to; k++) {
+        const p = starts[k]!;
+        const hit = byFirst.get(text[p]!)!.find((t) => p + t.length <= to && text.startsWith(t, p));
+        if (!hit) continue;
+        out.push([p, p + hit.length]);
+        while (k + 1 < starts.length && starts[k + 1]! < p + hit.length) k++;
+      }
     }
   };
 }
