@@ -28,7 +28,7 @@ export const DEFAULT_ROW_INPUTS = [join(sharedDir, 'data', 'trajectories', 'swe-
 export async function chatRows(inputs: string[]): Promise<{ key: string; row: ReturnType<typeof toChatRow> }[]> {
   const ctx = defaultContext({ log: (m: string) => process.stderr.write(`${m}\n`) });
   const out: { key: string; row: ReturnType<typeof toChatRow> }[] = [];
-  for await (const t of readTrajectories(inputs, resolveTrajectoriesOptions({}), ctx)) out.push({ key: t.key ?? t.source, row: toChatRow(t) });
+  for await (const t of readTrajectories(inputs, resolveTrajectoriesOptions({}), ctx, (file, why) => process.stderr.write(`${file}: skipped: ${why}\n`))) out.push({ key: t.key ?? t.source, row: toChatRow(t) });
   return out;
 }
 

@@ -31,6 +31,7 @@ export { WEB_OPTIONS, resolveWebOptions, type WebOptions } from './stages/web/op
 export { rewriteWeb, type RewriteWebOptions } from './stages/web/stage.js';
 export { readWebInputs } from './stages/web/sources.js';
 export { trajectoriesSource, resolveTrajectoriesOptions, renderTrajectory, parseTrajectory, TEMPLATE_NAMES, type TrajectoriesOptions, type Trajectory } from './stages/trajectories/index.js';
+export { filteredTrajectories, readRecord, readSession, toOpenaiRow, openaiRows, type OpenaiRow } from './stages/trajectories/index.js';
 export { FIM_OPTIONS, resolveFimOptions, type FimOptions } from './stages/fim/options.js';
 export { CODE_OPTIONS, resolveCodeOptions, type CodeOptions } from './stages/fim/code-options.js';
 export { fimStage } from './stages/fim/stage.js';

@@ -1,20 +1,24 @@
 import type { Command } from 'commander';
-import { action, addSeedOption, intOption, runStage } from '../common.js';
-import { LOSS_ON, TEMPLATE_NAMES, TRAJECTORIES_DEFAULTS, resolveTrajectoriesOptions, trajectoriesSource } from '../../stages/trajectories/index.js';
+import { action, addSeedOption, intOption, printLedger, runStage, writeStageManifest } from '../common.js';
+import { defaultContext } from '../../core/stage.js';
+import { AtomicLineWriter } from '../../io/jsonl.js';
+import { LOSS_ON, TEMPLATE_NAMES, TRAJECTORIES_DEFAULTS, openaiRows, resolveTrajectoriesOptions, trajectoriesSource, type TrajectoriesOptions } from '../../stages/trajectories/index.js';
 import { loadTokenizer } from '../../tokenize/index.js';
 
 export function register(program: Command): void {
   const cmd = program
     .command('trajectories')
     .description(
-      'Agent trajectories (SWE-agent .traj files; JSONL rows in the OpenAI chat format or ShareGPT) into ChatML documents ' +
+      'Agent trajectories (SWE-agent .traj; the own files of mini-SWE-agent, OpenHands, Claude Code, Qwen Code and Terminus; ' +
+        'JSONL rows in the OpenAI chat format or ShareGPT; each format told by its content) into ChatML documents ' +
         `in tool-call templates (${TEMPLATE_NAMES.join(', ')}), or in models' own chat templates (--chat-template), byte for byte ` +
         "what transformers' apply_chat_template writes. Only assistant turns are in the loss by default; turn boundaries " +
         'and the system-plus-tools header are recorded for `pack --overlong boundary`. Every sample is parsed back with its ' +
-        "template's parser and kept only if it gives the same messages and calls; a chat-template sample is kept only if its " +
-        'loss mask could be placed (see docs/trajectories.md).',
+        "template's parser and kept only if it gives the same messages and calls (a chat-template sample: if its loss mask " +
+        'could be placed). Before rendering, a run that did not end by ' +
+        'itself, an unsolved task (--outcomes) and a malformed tool call are dropped, each counted by reason.',
     )
-    .argument('<inputs...>', '.traj files, .jsonl(.gz/.zst) files, or folders of them')
+    .argument('<inputs...>', '.traj/.json files, .jsonl(.gz/.zst) files (rows, or one session per file), or folders of them')
     .requiredOption('--out <file>', 'output JSONL ("-" for stdout); OUT.manifest.json is written beside it')
     .option(
       '--templates <weights>',
@@ -33,16 +37,36 @@ export function register(program: Command): void {
     .option('--tokenizer <name|path>', 'the tokenizer the output will be packed with: only its added tokens become special tokens in chat-template text', 'qwen3')
     .option('--all-templates', 'render every trajectory in every template (weights are then ignored)', false)
     .option('--loss-on <turns>', `turns in the loss: ${LOSS_ON.join(' | ')}`, TRAJECTORIES_DEFAULTS.lossOn)
-    .option('--max-trajectory-bytes <n>', 'a .traj file or JSONL row over this size is dropped unread', intOption('--max-trajectory-bytes', 1), TRAJECTORIES_DEFAULTS.maxTrajectoryBytes)
+    .option('--max-trajectory-bytes <n>', 'a .traj/.json file, session file or JSONL row over this size is dropped unread', intOption('--max-trajectory-bytes', 1), TRAJECTORIES_DEFAULTS.maxTrajectoryBytes)
+    .option('--require-termination', 'drop a run that did not end by itself, where its format records the end: an exit status other than submitted, no finish, an error result (no_termination; the default)')
+    .option('--no-require-termination', 'keep runs that did not end by themselves')
+    .option('--require-valid-calls', 'drop a trajectory with a malformed tool call: undeclared_tool, missing_required_argument, argument_type_mismatch, unparsed_text_action, rejected_call (the default)')
+    .option('--no-require-valid-calls', 'keep trajectories with malformed tool calls')
+    .option('--outcomes <file>', 'a SWE-bench-style report (instance id -> resolved: report.json, a run summary with resolved_ids, or JSONL {instance_id, resolved}) joined by instance id; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--require <outcome>', 'resolved: keep only trajectories whose task is known solved (dropped as unresolved or no_outcome); any: keep every outcome, recorded in meta.resolved (default: resolved with --outcomes, else any)')
+    .option('--format <format>', 'chatml: rendered documents; openai: the read and filtered trajectories as OpenAI rows {messages, tools, source, meta} (no template)', 'chatml')
     .option('--count-tokens', 'count tokens by template in the manifest stats (loads the Qwen3 tokenizer)')
     .option('--quiet', 'no per-record messages or summary');
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
-      const raw: Record<string, unknown> = { templates: o.templates, allTemplates: o.allTemplates, lossOn: o.lossOn, maxTrajectoryBytes: o.maxTrajectoryBytes, tokenizer: o.tokenizer };
+      const raw: Record<string, unknown> = {
+        templates: o.templates,
+        allTemplates: o.allTemplates,
+        lossOn: o.lossOn,
+        maxTrajectoryBytes: o.maxTrajectoryBytes,
+        requireTermination: o.requireTermination,
+        requireValidCalls: o.requireValidCalls,
+        outcomes: o.outcomes,
+        require: o.require,
+        tokenizer: o.tokenizer,
+      };
       const chat = { chatTemplates: o.chatTemplate, bosToken: o.bosToken, eosToken: o.eosToken, templateKwargs: o.templateKwargs, jsonArguments: o.jsonArguments };
       for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;
       if (raw.templates === undefined) delete raw.templates;
       const options = resolveTrajectoriesOptions(raw);
+      if (o.format !== 'chatml' && o.format !== 'openai') throw new Error(`--format must be chatml or openai, got ${JSON.stringify(o.format)}`);
+      if (o.format === 'openai' && /\.parquet$/.test(o.out as string)) throw new Error('--format openai writes JSONL (.jsonl or .jsonl.gz), not Parquet');
+      if (o.format === 'openai') return writeOpenaiRows(inputs, options, { ...o, out: o.out as string, seed: o.seed as number });
       if (o.countTokens) {
         const tokenizer = await loadTokenizer();
         options.countTokens = (doc) => tokenizer.encodeDoc(doc).ids.length;
@@ -51,4 +75,28 @@ export function register(program: Command): void {
       await runStage('trajectories', manifestOpts, (ctx) => trajectoriesSource(inputs, options, ctx));
     }),
   );
+}
+
+/** `--format openai`: the read and filtered trajectories as OpenAI rows, with the same ledger and manifest. */
+async function writeOpenaiRows(inputs: string[], options: TrajectoriesOptions, o: { out: string; seed: number; quiet?: unknown; [k: string]: unknown }): Promise<void> {
+  const ctx = defaultContext({ seed: o.seed });
+  if (!o.quiet) ctx.ledger.printDrops('trajectories');
+  else ctx.log = () => {};
+  const w = new AtomicLineWriter(o.out);
+  let written = 0;
+  try {
+    for await (const row of openaiRows(inputs, options, ctx)) {
+      await w.write(JSON.stringify(row));
+      written++;
+    }
+  } catch (e) {
+    w.abort();
+    throw e;
+  }
+  await w.close();
+  if (o.out !== '-') writeStageManifest(`${o.out}.manifest.json`, 'trajectories', o, ctx);
+  if (!o.quiet) {
+    printLedger(ctx.ledger);
+    process.stderr.write(`wrote ${written} OpenAI rows to ${o.out}\n`);
+  }
 }

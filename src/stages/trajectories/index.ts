@@ -1,6 +1,10 @@
-export { trajectoriesSource, isTrajectoryFile, verify } from './stage.js';
-export { resolveTrajectoriesOptions, TRAJECTORIES_DEFAULTS, TRAJECTORIES_OPTION_KEYS, type TrajectoriesOptions } from './options.js';
+export { trajectoriesSource, filteredTrajectories, isTrajectoryFile, verify } from './stage.js';
+export { resolveTrajectoriesOptions, TRAJECTORIES_DEFAULTS, TRAJECTORIES_OPTION_KEYS, REQUIRE_OUTCOMES, type TrajectoriesOptions } from './options.js';
 export { renderTrajectory, parseTrajectory, LOSS_ON, type LossOn, type Template, type Rendered } from './chatml.js';
 export { TEMPLATES, TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
-export { REASONS as TRAJECTORY_REASONS, type Trajectory, type Message, type ToolCall, type ToolDef } from './model.js';
+export { REASONS as TRAJECTORY_REASONS, CALL_REASONS, SCAFFOLDS, type Scaffold, type Termination, type Trajectory, type Message, type ToolCall, type ToolDef } from './model.js';
 export { readOpenaiRow, readSharegptRow, readSweAgent } from './readers.js';
+export { readRecord, readDocument } from './detect.js';
+export { readSession } from './scaffolds/session.js';
+export { filterTrajectory, loadOutcomes, checkCalls, type TrajectoryFilters, type RequireOutcome } from './filters.js';
+export { toOpenaiRow, openaiRows, type OpenaiRow } from './export.js';

@@ -34,8 +34,41 @@ export interface ToolDef {
   parameters: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[]; [k: string]: unknown };
 }
 
-export const INPUT_FORMATS = ['swe-agent', 'openai', 'sharegpt'] as const;
+/**
+ * The layouts read (see readers.ts and scaffolds/): `atif` is Harbor's trajectory format (Terminus-2
+ * writes it), `stream-json` the headless event stream of Qwen Code (and Claude Code's SDK).
+ */
+export const INPUT_FORMATS = [
+  'swe-agent',
+  'openai',
+  'sharegpt',
+  'mini-swe-agent',
+  'openhands',
+  'openhands-legacy',
+  'claude-code',
+  'qwen-code-chat',
+  'stream-json',
+  'atif',
+  'terminus-traces',
+] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+/** The agent scaffolds whose own files are read (`meta.scaffold`). */
+export const SCAFFOLDS = ['swe-agent', 'mini-swe-agent', 'openhands', 'claude-code', 'qwen-code', 'terminus'] as const;
+export type Scaffold = (typeof SCAFFOLDS)[number];
+
+/** How a run ended, where the format records it. `completed` is the scaffold's own success signal. */
+export interface Termination {
+  /** The recorded status as written (`Submitted`, `finish`, `success`, `task_complete`, an error...). */
+  status: string;
+  completed: boolean;
+}
+
+/** A malformed tool call found while reading: the reason (CALL_REASONS) and a message naming the place. */
+export interface CallProblem {
+  reason: string;
+  message: string;
+}
 
 export interface Trajectory {
   /** The input file, and `:LINE` for a JSONL row. */
@@ -52,6 +85,20 @@ export interface Trajectory {
   noSystem?: boolean;
   /** The calls were the agent's text actions (SWE-agent without function calling), read as shell commands. */
   callsFromText: boolean;
+  /** The scaffold that wrote the file, when the format tells. */
+  scaffold?: Scaffold;
+  /** The task's id (SWE-bench `instance_id`, or the file name where the scaffold names files by it): the outcome join key. */
+  instanceId?: string;
+  /** How the run ended, when the format records it. */
+  termination?: Termination;
+  /** Whether the task was solved, when the file itself says (an OpenHands resolver record, a Terminus trace's reward). */
+  resolved?: boolean;
+  /** A subagent's own conversation (a Claude Code sidechain, a Terminus summarisation sub-trajectory). */
+  subagent?: boolean;
+  /** Tool names the input declares without schemas (Qwen Code's stream `init`): only the undeclared-tool check uses them. */
+  declaredNames?: string[];
+  /** Malformed calls found while reading (text actions that do not parse, calls against the declared tools). */
+  problems?: CallProblem[];
 }
 
 /** Ledger reasons for a dropped trajectory. */
@@ -72,6 +119,22 @@ export const REASONS = {
   templateUnsupported: 'template_unsupported',
   /** The loss mask could not be placed on a chat template's text (see jinja/mask.ts). */
   maskUnmapped: 'mask_unmapped',
+  /** A prefix of a later record of the same run (a Terminus trace episode): its text is in that record. */
+  episodePrefix: 'episode_prefix',
+  // The report's filters (filters.ts).
+  noTermination: 'no_termination',
+  unresolved: 'unresolved',
+  noOutcome: 'no_outcome',
+} as const;
+
+/** Malformed tool calls, each its own reason. */
+export const CALL_REASONS = {
+  undeclaredTool: 'undeclared_tool',
+  missingArgument: 'missing_required_argument',
+  argumentType: 'argument_type_mismatch',
+  unparsedTextAction: 'unparsed_text_action',
+  /** The scaffold refused a call its file does not keep (an OpenHands `error` observation answering no action). */
+  rejectedCall: 'rejected_call',
 } as const;
 
 export class TrajectoryError extends Error {

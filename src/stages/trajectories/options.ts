@@ -3,6 +3,7 @@ import type { Doc } from '../../doc/document.js';
 import { parseWeights } from '../../core/weights.js';
 import { LOSS_ON, type LossOn } from './chatml.js';
 import { TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
+import type { RequireOutcome } from './filters.js';
 import type { ChatTemplate } from './jinja/mask.js';
 import { loadChatTemplates, parseChatTemplateSpec } from './jinja/sources.js';
 
@@ -20,13 +21,22 @@ export interface TrajectoriesOptions {
   allTemplates: boolean;
   /** Which turns are in the loss. */
   lossOn: LossOn;
-  /** A trajectory (a `.traj` file or a JSONL row) over this many bytes is dropped unread. */
+  /** A trajectory (a `.traj`/`.json` file, a session file or a JSONL row) over this many bytes is dropped unread. */
   maxTrajectoryBytes: number;
+  /** Drop a trajectory whose format records how the run ended when it did not end by itself (`no_termination`). */
+  requireTermination: boolean;
+  /** Drop a trajectory with a malformed tool call (counted per reason). */
+  requireValidCalls: boolean;
+  /** SWE-bench-style outcome reports, joined by instance id. */
+  outcomes: string[];
+  /** `resolved`: keep only trajectories whose task is known solved; `any`: keep every outcome (recorded in meta.resolved). Default: resolved with --outcomes, else any. */
+  require: RequireOutcome;
   /** Counts a document's tokens for the stats (the CLI's --count-tokens); not a config value. */
   countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
 }
 
-export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer'] as const;
+export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer'] as const;
+export const REQUIRE_OUTCOMES = ['resolved', 'any'] as const;
 
 /** The same options as an option table (the registry's form; resolveTrajectoriesOptions checks them). */
 export const TRAJECTORIES_TABLE = {
@@ -34,6 +44,10 @@ export const TRAJECTORIES_TABLE = {
   allTemplates: { type: 'boolean', default: false, help: 'every template for every trajectory' },
   lossOn: { type: 'string', choices: LOSS_ON, default: 'assistant', help: 'turns in the loss: assistant, all or last-assistant' },
   maxTrajectoryBytes: { type: 'int', min: 1, default: 32 << 20, help: 'a trajectory over this many bytes is dropped unread' },
+  requireTermination: { type: 'boolean', default: true, help: 'drop a run that did not end by itself, where its format records the end (no_termination)' },
+  requireValidCalls: { type: 'boolean', default: true, help: 'drop a trajectory with a malformed tool call (undeclared tool, missing or mistyped argument, unparsed text action)' },
+  outcomes: { type: 'string', arg: '<files>', help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
+  require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks (unresolved, no_outcome); any: keep every outcome (default: resolved with outcomes, else any)' },
   chatTemplates: { type: 'string', arg: '<src[=w]>', help: "models' own chat templates: .jinja files, tokenizer_config.json, model folders or folders of .jinja files (a list)" },
   bosToken: { type: 'string', help: 'bos_token for chat templates whose source gives none' },
   eosToken: { type: 'string', help: 'eos_token for chat templates whose source gives none' },
@@ -50,6 +64,10 @@ const DEFAULTS: TrajectoriesOptions = {
   allTemplates: false,
   lossOn: 'assistant',
   maxTrajectoryBytes: 32 << 20,
+  requireTermination: true,
+  requireValidCalls: true,
+  outcomes: [],
+  require: 'any',
 };
 
 /** The defaults, for --help texts. */
@@ -58,7 +76,9 @@ export const TRAJECTORIES_DEFAULTS: Readonly<TrajectoriesOptions> = DEFAULTS;
 /**
  * Validates raw options (CLI strings or config values): `templates` as "NAME=W,..." or a mapping,
  * `allTemplates` a boolean, `lossOn` one of assistant|all|last-assistant, `maxTrajectoryBytes` an
- * integer >= 1; `chatTemplates` a "SRC[=W]" string, a list of them or a mapping SRC → weight
+ * integer >= 1, `requireTermination`/`requireValidCalls` booleans, `outcomes` a path or a list
+ * (comma-separated in one string), `require` resolved|any (the outcome files are read when the
+ * source starts, filters.ts loadOutcomes); `chatTemplates` a "SRC[=W]" string, a list of them or a mapping SRC → weight
  * (read here: a missing file or a template that does not parse is an error now, not per
  * trajectory); `bosToken`/`eosToken` strings; `templateKwargs` a JSON object or its text;
  * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path. With chat
@@ -80,6 +100,17 @@ export function resolveTrajectoriesOptions(raw: Record<string, unknown>): Trajec
   if (raw.lossOn !== undefined) {
     if (!(LOSS_ON as readonly unknown[]).includes(raw.lossOn)) throw new Error(`trajectories: lossOn must be one of ${LOSS_ON.join(', ')}, got ${JSON.stringify(raw.lossOn)}`);
     o.lossOn = raw.lossOn as LossOn;
+  }
+  for (const k of ['requireTermination', 'requireValidCalls'] as const) {
+    if (raw[k] === undefined) continue;
+    if (typeof raw[k] !== 'boolean') throw new Error(`trajectories: ${k} must be true or false, got ${JSON.stringify(raw[k])}`);
+    o[k] = raw[k];
+  }
+  o.outcomes = outcomeFiles(raw.outcomes);
+  o.require = o.outcomes.length ? 'resolved' : 'any';
+  if (raw.require !== undefined) {
+    if (!(REQUIRE_OUTCOMES as readonly unknown[]).includes(raw.require)) throw new Error(`trajectories: require must be one of ${REQUIRE_OUTCOMES.join(', ')}, got ${JSON.stringify(raw.require)}`);
+    o.require = raw.require as RequireOutcome;
   }
   if (raw.maxTrajectoryBytes !== undefined) {
     const v = raw.maxTrajectoryBytes;
@@ -139,6 +170,15 @@ function templateKwargs(v: unknown): Record<string, unknown> {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`trajectories: templateKwargs must be a JSON object, got ${JSON.stringify(v)}`);
   for (const k of ['messages', 'tools', 'documents', 'add_generation_prompt']) if (k in o) throw new Error(`trajectories: templateKwargs cannot set "${k}"`);
   return o as Record<string, unknown>;
+
+}
+
+/** Outcome report paths: a list, or one comma-separated string (the CLI's repeated flag gives a list). */
+function outcomeFiles(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  const list = typeof v === 'string' ? v.split(',') : v;
+  if (!Array.isArray(list) || !list.every((f) => typeof f === 'string')) throw new Error(`trajectories: outcomes must be a file path or a list of them, got ${JSON.stringify(v)}`);
+  return list.map((f) => f.trim()).filter((f) => f !== '');
 }
 
 function templateWeights(v: unknown): Record<TemplateName, number> {

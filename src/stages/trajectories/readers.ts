@@ -1,3 +1,5 @@
+import { basename } from 'node:path';
+import { checkCalls } from './filters.js';
 import {
   CallMatcher,
   REASONS,
@@ -7,7 +9,9 @@ import {
   parseArguments,
   withSystem,
   type Message,
+  SCAFFOLDS,
   type Role,
+  type Scaffold,
   type ToolCall,
   type ToolDef,
   type Trajectory,
@@ -20,20 +24,23 @@ import {
  *   swe-agent  a `.traj` file: `history` of {role, content, thought, action, tool_calls, tool_call_ids}
  *   openai     a JSONL row: `messages` of {role, content, tool_calls, tool_call_id}, optional `tools`
  *   sharegpt   a JSONL row: `conversations` of {from, value}, optional `tools`
+ *
+ * The scaffolds' own files (mini-SWE-agent, OpenHands, Claude Code, Qwen Code, Terminus) are read
+ * in scaffolds/, with the helpers exported here; detect.ts picks the reader by content.
  */
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 
-function fail(reason: string, message: string): never {
+export function fail(reason: string, message: string): never {
   throw new TrajectoryError(reason, message);
 }
 
-function asObject(v: unknown, where: string): Record<string, unknown> {
+export function asObject(v: unknown, where: string): Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(REASONS.badRecord, `${where}: not a JSON object`);
   return v as Record<string, unknown>;
 }
 
 /** Message content: a string, null, or OpenAI's list of text parts. */
-function contentText(v: unknown, where: string): string {
+export function contentText(v: unknown, where: string): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (Array.isArray(v) && v.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')) {
@@ -42,13 +49,13 @@ function contentText(v: unknown, where: string): string {
   return fail(REASONS.badRecord, `${where}: "content" is not text`);
 }
 
-function role(v: unknown, where: string): Role {
+export function role(v: unknown, where: string): Role {
   if (typeof v === 'string' && (ROLES as readonly string[]).includes(v)) return v as Role;
   return fail(REASONS.unknownRole, `${where}: unknown role ${JSON.stringify(v)}`);
 }
 
 /** OpenAI `tool_calls`: [{id, function: {name, arguments}}]. */
-function openaiCalls(v: unknown, where: string): { calls: ToolCall[]; ids: (string | undefined)[] } {
+export function openaiCalls(v: unknown, where: string): { calls: ToolCall[]; ids: (string | undefined)[] } {
   if (!Array.isArray(v)) fail(REASONS.badRecord, `${where}: "tool_calls" is not a list`);
   const calls: ToolCall[] = [];
   const ids: (string | undefined)[] = [];
@@ -58,9 +65,9 @@ function openaiCalls(v: unknown, where: string): { calls: ToolCall[]; ids: (stri
     if (typeof fn.name !== 'string' || fn.name === '') fail(REASONS.badRecord, `${at}: "function.name" is missing`);
     const id = (c as { id?: unknown }).id;
     const call: ToolCall = { name: fn.name, arguments: parseArguments(fn.arguments ?? {}, at) };
-    if (typeof id === 'string') call.id = id;
+    if (typeof id === 'string' && id !== '') call.id = id;
     calls.push(call);
-    ids.push(typeof id === 'string' ? id : undefined);
+    ids.push(call.id);
   });
   return { calls, ids };
 }
@@ -88,12 +95,35 @@ export function readTools(v: unknown, where: string): ToolDef[] {
   });
 }
 
-function finish(source: string, format: Trajectory['format'], messages: Message[], given: ToolDef[], callsFromText: boolean): Trajectory {
+/** What a reader knows besides the messages: the scaffold, the task id, the termination, problems met. */
+export type TrajectoryFacts = Partial<Pick<Trajectory, 'scaffold' | 'instanceId' | 'termination' | 'resolved' | 'subagent' | 'declaredNames' | 'problems'>>;
+
+/**
+ * The trajectory a reader returns: the system message added when missing, refused when empty, tools
+ * completed, and its calls checked against the tools the input declares (filters.ts checkCalls).
+ */
+export function finish(source: string, format: Trajectory['format'], messages: Message[], given: ToolDef[], callsFromText: boolean, facts: TrajectoryFacts = {}): Trajectory {
   const all = withSystem(messages);
   checkNotEmpty(all, source);
-  const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText) };
+  const known = Object.fromEntries(Object.entries(facts).filter(([k, v]) => v !== undefined && k !== 'problems')) as TrajectoryFacts;
+  const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText), ...known };
+  const problems = [...(facts.problems ?? []), ...checkCalls(all, given, facts.declaredNames, source)];
+  if (problems.length) t.problems = problems;
   if (all !== messages) t.noSystem = true;
   return t;
+}
+
+/** A tool message answering a call: its id kept when the input gives one. */
+export function toolMessage(content: string, toolCallId: string | undefined): Message {
+  return toolCallId === undefined ? { role: 'tool', content } : { role: 'tool', content, toolCallId };
+}
+
+/** An assistant message with only the parts it has (no empty `calls`, no empty `reasoning`). */
+export function assistantMessage(content: string, calls: ToolCall[], reasoning?: string): Message {
+  const m: Message = { role: 'assistant', content };
+  if (calls.length) m.calls = calls;
+  if (reasoning) m.reasoning = reasoning;
+  return m;
 }
 
 /** An OpenAI chat-format row. */
@@ -109,17 +139,25 @@ export function readOpenaiRow(value: unknown, source: string): Trajectory {
     if (r === 'tool') {
       const id = typeof m.tool_call_id === 'string' ? m.tool_call_id : undefined;
       matcher.result(id, at);
-      return id === undefined ? { role: r, content } : { role: r, content, toolCallId: id };
+      return toolMessage(content, id);
     }
-    const out: Message = { role: r, content };
-    if (r === 'assistant' && typeof m.reasoning_content === 'string' && m.reasoning_content !== '') out.reasoning = m.reasoning_content;
-    if (r !== 'assistant' || m.tool_calls === undefined || m.tool_calls === null) return out;
+    if (r !== 'assistant') return { role: r, content };
+    const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : undefined;
+    if (m.tool_calls === undefined || m.tool_calls === null) return assistantMessage(content, [], reasoning);
     const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
     matcher.addCalls(ids);
-    if (calls.length) out.calls = calls;
-    return out;
+    return assistantMessage(content, calls, reasoning);
   });
-  return finish(source, 'openai', messages, readTools(row.tools, source), false);
+  return finish(source, 'openai', messages, readTools(row.tools, source), false, rowFacts(row));
+}
+
+/** An exported row's own facts (`midpack trajectories --format openai` writes them under `meta`), and a SWE-bench-style `instance_id`. */
+function rowFacts(row: Record<string, unknown>): TrajectoryFacts {
+  const meta = row.meta !== null && typeof row.meta === 'object' ? (row.meta as Record<string, unknown>) : {};
+  const id = row.instance_id ?? meta.instance_id;
+  const facts: TrajectoryFacts = typeof id === 'string' && id !== '' ? { instanceId: id } : {};
+  if ((SCAFFOLDS as readonly unknown[]).includes(meta.scaffold)) facts.scaffold = meta.scaffold as Scaffold;
+  return facts;
 }
 
 const SHAREGPT_ROLES: Record<string, Role | 'call'> = {
@@ -194,9 +232,7 @@ export function readSweAgent(value: unknown, source: string): Trajectory {
       if (ids.length) for (const id of ids) matcher.result(id, at);
       else matcher.result(undefined, at);
       awaitingObservation = false;
-      const result: Message = { role: 'tool', content: contentText(m.content, `${source}: ${at}`) };
-      if (ids.length === 1) result.toolCallId = ids[0];
-      return void messages.push(result);
+      return void messages.push(toolMessage(contentText(m.content, `${source}: ${at}`), ids.length === 1 ? ids[0] : undefined));
     }
     awaitingObservation = false;
     if (r !== 'assistant') return void messages.push({ role: r, content: contentText(m.content, `${source}: ${at}`) });
@@ -216,5 +252,19 @@ export function readSweAgent(value: unknown, source: string): Trajectory {
     messages.push({ role: r, content: text });
   });
   if (textCalls && structured) fail(REASONS.badRecord, `${source}: mixes function calls and text actions`);
-  return finish(source, 'swe-agent', messages, readTools(traj.tools, source), textCalls > 0);
+  return finish(source, 'swe-agent', messages, readTools(traj.tools, source), textCalls > 0, { scaffold: 'swe-agent', ...runFacts(traj, source, /\.traj$/) });
+}
+
+/**
+ * A SWE-bench run's facts: `info.exit_status` (completed when `submitted`: SWE-agent and mini-SWE-agent
+ * write `submitted`/`Submitted`; an auto-submission such as `submitted (exit_cost)` is not the agent's
+ * own end), and the instance id (`instance_id`, else the file name, which both scaffolds name by it).
+ */
+export function runFacts(traj: Record<string, unknown>, source: string, fileSuffix: RegExp): TrajectoryFacts {
+  const facts: TrajectoryFacts = {};
+  const info = traj.info !== null && typeof traj.info === 'object' ? (traj.info as Record<string, unknown>) : {};
+  if (typeof info.exit_status === 'string') facts.termination = { status: info.exit_status, completed: info.exit_status.toLowerCase() === 'submitted' };
+  if (typeof traj.instance_id === 'string' && traj.instance_id !== '') facts.instanceId = traj.instance_id;
+  else if (!/:\d+$/.test(source) && fileSuffix.test(source)) facts.instanceId = basename(source).replace(fileSuffix, '');
+  return facts;
 }

@@ -3,10 +3,13 @@ import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
 import { Rng, stableId } from '../../core/random.js';
 import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
-import { readJsonl } from '../../io/jsonl.js';
+import { readJsonl, unreadableFile } from '../../io/jsonl.js';
+import { openBytes, readLines } from '../../io/lines.js';
+import { isSweBenchReport, readDocument, readRecord } from './detect.js';
+import { filterTrajectory, loadOutcomes, outcomeOf, type TrajectoryFilters } from './filters.js';
+import { isSessionRecord, readSession, type SessionRecord } from './scaffolds/session.js';
 import { parseTrajectory, renderTrajectory, type Rendered, type Template } from './chatml.js';
 import { REASONS, TrajectoryError, firstDifference, type Trajectory } from './model.js';
-import { readOpenaiRow, readSharegptRow, readSweAgent } from './readers.js';
 import { TEMPLATES, TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
 import { renderChatTemplate, type ChatTemplate, type DropReason, type SpecialFinder } from './jinja/mask.js';
 import { specialFinder } from './jinja/sources.js';
@@ -15,15 +18,22 @@ import { TrajectoryStats } from './stats.js';
 
 /**
  * The trajectories source: agent trajectories (SWE-agent `.traj`, OpenAI chat JSONL, ShareGPT
- * JSONL) into ChatML documents, one per trajectory and template, each verified by parsing it
- * back with its template's own parser before it is kept.
+ * JSONL, and the own files of mini-SWE-agent, OpenHands, Claude Code, Qwen Code and Terminus, each
+ * told by its content: detect.ts) into ChatML documents, one per trajectory and template, each
+ * verified by parsing it back with its template's own parser before it is kept. The report's
+ * filters (termination, outcome, malformed calls: filters.ts) run between reading and rendering.
+ *
+ * Files: `.traj`/`.json` are one JSON value (one trajectory, or a Terminus traces list); JSONL is
+ * one trajectory per row, or, when its first record is an event (scaffolds/session.ts), one
+ * session whose lines together are a trajectory.
  *
  * Ledger unit: the trajectory. It is counted out when at least one of its samples is kept; a
  * trajectory that cannot be read is dropped by reason (see model.ts REASONS), one whose every
  * sample fails verification as `roundtrip_mismatch`. Samples that fail while another template of
  * the same trajectory is kept are counted in `stats` and under `produced`.
  */
-export const isTrajectoryFile = (name: string) => name.endsWith('.traj') || isJsonl(name);
+export const isTrajectoryFile = (name: string) => isWholeJson(name) || isJsonl(name);
+const isWholeJson = (name: string) => name.endsWith('.traj') || name.endsWith('.json');
 
 /** One template as the stage uses it: its name, weight, and how it makes a sample of a trajectory. */
 interface Sampler {
@@ -76,7 +86,7 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
   const all = samplers(o);
   const byName = new Map(all.map((x) => [x.name, x]));
   const weights = Object.fromEntries(all.map((x) => [x.name, x.weight]));
-  for await (const t of readTrajectories(inputs, o, ctx)) {
+  for await (const t of filteredTrajectories(inputs, o, ctx, stats)) {
     const chosen = o.allTemplates ? all : [byName.get(drawTemplate(t, weights, ctx.seed))!];
     const kept: Doc[] = [];
     let failure: TrajectoryError | undefined;
@@ -101,6 +111,27 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
     yield* kept;
   }
   ctx.stats.trajectories = stats.json;
+}
+
+/**
+ * The trajectories of the inputs that pass the filters (filters.ts), their outcome joined; each
+ * one dropped is counted in the ledger by reason and in `stats` by scaffold. A SWE-bench report
+ * among the inputs is skipped (logged, and listed in `stats`).
+ */
+export async function* filteredTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext, stats: TrajectoryStats): AsyncIterable<Trajectory> {
+  const filters: TrajectoryFilters = { requireTermination: o.requireTermination, requireValidCalls: o.requireValidCalls, require: o.require, outcomes: o.outcomes.length ? loadOutcomes(o.outcomes) : undefined };
+  const skipped = (file: string, why: string) => {
+    stats.skippedFile(file, why);
+    ctx.log(`${file}: skipped: ${why}`);
+  };
+  for await (const read of readTrajectories(inputs, o, ctx, skipped)) {
+    const resolved = outcomeOf(read, filters.outcomes);
+    const t = resolved === undefined ? read : { ...read, resolved };
+    const filtered = filterTrajectory(t, filters);
+    stats.read(t, filtered?.reason);
+    if (filtered) ctx.ledger.drop(filtered.reason, filtered.message);
+    else yield t;
+  }
 }
 
 function drawTemplate(t: Trajectory, weights: Record<string, number>, seed: number, repeat?: number): string {
@@ -141,6 +172,17 @@ export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryErr
   }
 }
 
+/** What the scaffold's file told: only the facts it had (a plain OpenAI row adds nothing). */
+export function scaffoldMeta(t: Trajectory): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (t.scaffold) meta.scaffold = t.scaffold;
+  if (t.instanceId !== undefined) meta.instance_id = t.instanceId;
+  if (t.termination) meta.termination = t.termination.status;
+  if (t.resolved !== undefined) meta.resolved = t.resolved;
+  if (t.subagent) meta.subagent = true;
+  return meta;
+}
+
 function toDoc(t: Trajectory, template: string, sample: Sample, o: TrajectoriesOptions, seed: number): Doc {
   const r = sample.rendered;
   const toolCalls = t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
@@ -158,6 +200,7 @@ function toDoc(t: Trajectory, template: string, sample: Sample, o: TrajectoriesO
       tools: t.tools.map((x) => x.name),
       tools_from: t.toolsFrom,
       calls_from_text: t.callsFromText,
+      ...scaffoldMeta(t),
       loss_on: o.lossOn,
       // The header (system turn with the tool definitions) is [0, header_end); each boundary starts a turn.
       header_end: r.boundaries[0],
@@ -172,25 +215,26 @@ function toDoc(t: Trajectory, template: string, sample: Sample, o: TrajectoriesO
 }
 
 /** Every trajectory of the inputs this rank owns, in input order; unreadable ones counted by reason. */
-export async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext): AsyncIterable<Trajectory> {
+export async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext, skipped: (file: string, why: string) => void): AsyncIterable<Trajectory> {
   const { ledger, owns } = ctx;
   const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isTrajectoryFile)) {
-    if (file.endsWith('.traj')) {
+    if (isWholeJson(file)) {
       if (owns && !owns(file)) continue;
-      ledger.input();
-      try {
-        yield { ...readTrajFile(file, o.maxTrajectoryBytes), key: nameOf(file) };
-      } catch (e) {
-        dropOrThrow(e, ctx);
-      }
+      yield* readJsonFile(file, nameOf(file), o.maxTrajectoryBytes, ctx, skipped);
+      continue;
+    }
+    if (file !== '-' && isSessionRecord(await firstRecord(file, o.maxTrajectoryBytes))) {
+      if (owns && !owns(file)) continue;
+      const t = await readSessionFile(file, o.maxTrajectoryBytes, ctx);
+      if (t) yield { ...t, key: nameOf(file) };
       continue;
     }
     for await (const rec of readJsonl(file, ledger, o.maxTrajectoryBytes, owns)) {
       const source = `${file}:${rec.lineNo}`;
       try {
         // Keyed by the portable name, not the path: the id and the drawn template do not move with the data.
-        yield { ...readRow(rec.value, source), key: `${nameOf(file)}:${rec.lineNo}` };
+        yield { ...readRecord(rec.value, source), key: `${nameOf(file)}:${rec.lineNo}` };
       } catch (e) {
         dropOrThrow(e, ctx);
       }
@@ -205,7 +249,29 @@ function dropOrThrow(e: unknown, ctx: StageContext): void {
 
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-function readTrajFile(file: string, maxBytes: number): Trajectory {
+/** A `.traj` or `.json` file: one trajectory, or several (Terminus traces); a SWE-bench report beside them is skipped. */
+function* readJsonFile(file: string, name: string, maxBytes: number, ctx: StageContext, skipped: (file: string, why: string) => void): Iterable<Trajectory> {
+  let value: unknown;
+  try {
+    value = readJsonValue(file, maxBytes);
+  } catch (e) {
+    ctx.ledger.input();
+    return dropOrThrow(e, ctx);
+  }
+  if (isSweBenchReport(value)) return skipped(file, 'a SWE-bench report, not a trajectory (give it to --outcomes)');
+  const { trajectories, prefixes } = readDocument(value, file);
+  for (const p of prefixes) {
+    ctx.ledger.input();
+    ctx.ledger.drop(REASONS.episodePrefix, p);
+  }
+  for (const t of trajectories) {
+    ctx.ledger.input();
+    if (t instanceof TrajectoryError) dropOrThrow(t, ctx);
+    else yield { ...t, key: name + t.source.slice(file.length) };
+  }
+}
+
+function readJsonValue(file: string, maxBytes: number): unknown {
   let bytes: Buffer;
   try {
     const size = statSync(file).size;
@@ -221,22 +287,70 @@ function readTrajFile(file: string, maxBytes: number): Trajectory {
   } catch {
     throw new TrajectoryError(REASONS.invalidUtf8, `${file}: not valid UTF-8`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new TrajectoryError(REASONS.malformedJson, `${file}: ${(e as Error).message}`);
   }
-  return readSweAgent(value, file);
 }
 
-/** A JSONL row by its layout: `messages` (OpenAI), `conversations` (ShareGPT) or `history` (SWE-agent). */
-function readRow(value: unknown, source: string): Trajectory {
-  const r = (value ?? {}) as Record<string, unknown>;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    if (Array.isArray(r.messages)) return readOpenaiRow(value, source);
-    if (Array.isArray(r.conversations)) return readSharegptRow(value, source);
-    if (Array.isArray(r.history)) return readSweAgent(value, source);
+/**
+ * The first record of a JSONL file that parses (undefined when none of its first lines does): a bad
+ * first line must not turn a session into rows, each then dropped as not a trajectory.
+ */
+async function firstRecord(file: string, maxBytes: number, lookAhead = 100): Promise<unknown> {
+  let seen = 0;
+  try {
+    for await (const line of readLines(openBytes(file), maxBytes)) {
+      if (++seen > lookAhead) return undefined;
+      if (line.text === null || line.text.trim() === '') continue;
+      try {
+        return JSON.parse(line.text);
+      } catch {
+        // the next line may be a record
+      }
+    }
+  } catch {
+    // An unreadable file is counted when it is read as rows.
   }
-  throw new TrajectoryError(REASONS.badRecord, `${source}: not a trajectory (no "messages", "conversations" or "history" list)`);
+  return undefined;
+}
+
+/**
+ * A session file (every line a record of one trajectory): one ledger input; a line that is not
+ * JSON or not UTF-8 is its own input, dropped by reason, and the session goes on without it. A
+ * session over the size limit is dropped whole (`too_large`), read no further.
+ */
+async function readSessionFile(file: string, maxBytes: number, ctx: StageContext): Promise<Trajectory | undefined> {
+  const records: SessionRecord[] = [];
+  let bytes = 0;
+  ctx.ledger.input();
+  try {
+    for await (const line of readLines(openBytes(file), maxBytes)) {
+      bytes += line.bytes + 1;
+      if (bytes > maxBytes) throw new TrajectoryError(REASONS.tooLarge, `${file}: the session is over the limit of ${maxBytes} bytes at line ${line.lineNo}`);
+      if (line.text !== null && line.text.trim() === '') continue;
+      const bad = line.text === null ? line.error! : undefined;
+      let value: unknown;
+      try {
+        value = line.text === null ? undefined : JSON.parse(line.text);
+      } catch (e) {
+        ctx.ledger.input();
+        ctx.ledger.drop(REASONS.malformedJson, `${file}:${line.lineNo}: ${(e as Error).message}`);
+        continue;
+      }
+      if (bad) {
+        ctx.ledger.input();
+        ctx.ledger.drop(bad, `${file}:${line.lineNo}: ${bad === 'invalid_utf8' ? 'line is not valid UTF-8' : 'line is over the limit'}`);
+        continue;
+      }
+      records.push({ lineNo: line.lineNo, value });
+    }
+    return readSession(records, file);
+  } catch (e) {
+    if (e instanceof TrajectoryError) return void ctx.ledger.drop(e.reason, e.message);
+    const fault = unreadableFile(file, e);
+    ctx.ledger.drop(fault.reason, `${file}: ${fault.message}: ${(e as Error).message}`);
+    return undefined;
+  }
 }

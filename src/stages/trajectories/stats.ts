@@ -16,7 +16,9 @@ interface TemplateFigures {
  * The stage's figures (its manifest's `stats.trajectories`): trajectories by input format and
  * tool-definition origin; documents, turns, tool calls and characters by template; the masked
  * share; samples that failed verification by template and reason; content a template left out
- * of the samples it made, by template and reason (`dropped_content`, see jinja/mask.ts). Token counts by template are
+ * of the samples it made, by template and reason (`dropped_content`, see jinja/mask.ts); by
+ * scaffold, the trajectories read, kept (a sample written) and dropped by the filters' reasons
+ * (filters.ts); input files skipped as not trajectories (SWE-bench reports). Token counts by template are
  * in the pack report (`by_template`), where the tokenizer runs.
  */
 export class TrajectoryStats {
@@ -27,11 +29,27 @@ export class TrajectoryStats {
   private readonly rejectedBy: Record<string, Record<string, number>> = {};
   private readonly droppedBy: Record<string, Record<string, number>> = {};
   private readonly examples: string[] = [];
+  private readonly byScaffold: Record<string, { read: number; kept: number; dropped: Record<string, number> }> = {};
+  private readonly skippedFiles: Record<string, string> = {};
+
+  /** A trajectory read, and the filter reason it was dropped for (undefined: it passed the filters). */
+  read(t: Trajectory, droppedFor: string | undefined): void {
+    const g = (this.byScaffold[t.scaffold ?? '(none)'] ??= { read: 0, kept: 0, dropped: {} });
+    g.read++;
+    if (droppedFor) g.dropped[droppedFor] = (g.dropped[droppedFor] ?? 0) + 1;
+  }
+
+  /** A file in the inputs that is not a trajectory and is not counted as one (a SWE-bench report). */
+  skippedFile(file: string, why: string): void {
+    this.skippedFiles[file] = why;
+  }
 
   trajectory(t: Trajectory): void {
     this.trajectories++;
     this.byFormat[t.format] = (this.byFormat[t.format] ?? 0) + 1;
     this.toolsFrom[t.toolsFrom] = (this.toolsFrom[t.toolsFrom] ?? 0) + 1;
+    const g = this.byScaffold[t.scaffold ?? '(none)'];
+    if (g) g.kept++;
   }
 
   add(template: string, t: Trajectory, r: Rendered, tokens?: number, dropped: Record<string, number | undefined> = {}): void {
@@ -74,6 +92,8 @@ export class TrajectoryStats {
       rejected: this.rejectedBy,
       dropped_content: this.droppedBy,
       rejected_examples: this.examples,
+      by_scaffold: this.byScaffold,
+      skipped_files: this.skippedFiles,
     };
   }
 }

@@ -75,12 +75,16 @@ test('trajectories: a sample that does not parse back is counted as roundtrip_mi
     r.messages[1]!.tool_calls![0]!.function.arguments = '{"command": "ls", "line": 3}';
   });
   const file = jsonlFile(dir, 'rt.jsonl', [row]);
-  const one = await runSource([file], { templates: 'qwen3-coder' });
+  // By default the call is dropped before rendering: its argument contradicts the declared type.
+  const filtered = await runSource([file], { templates: 'qwen3-coder' });
+  assert.deepEqual(filtered.ledger.dropped, { argument_type_mismatch: 1 });
+  assert.match(filtered.ledger.examples.argument_type_mismatch![0]!, /rt\.jsonl:1: message 2: call of "bash": argument "line" is integer, the schema says string/);
+  const one = await runSource([file], { templates: 'qwen3-coder', requireValidCalls: false });
   assert.equal(one.docs.length, 0);
   assert.deepEqual(one.ledger.dropped, { roundtrip_mismatch: 1 });
   assert.match(one.ledger.examples.roundtrip_mismatch![0]!, /rt\.jsonl:1: qwen3-coder: the sample does not parse back: message 2 call 0 \(bash\): arguments differ/);
   // with every template, the others are kept and the failure is counted in stats and the ledger's produced
-  const all = await runSource([file], { allTemplates: true });
+  const all = await runSource([file], { allTemplates: true, requireValidCalls: false });
   assert.deepEqual(all.docs.map((d) => d.meta.template), ['hermes', 'text-action']);
   assert.deepEqual(all.stats.rejected, { 'qwen3-coder': { roundtrip_mismatch: 1 } });
   assert.equal(all.ledger.produced.samples_failed_verification, 1);

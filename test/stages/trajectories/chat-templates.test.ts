@@ -43,14 +43,14 @@ async function renderAll(file: string, extra: Record<string, unknown> = {}) {
 /** The portable key of each document's trajectory, as the rows file names it. */
 async function keysBySource(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }))) out.set(t.source, t.key!);
+  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
   return out;
 }
 
 test('chat templates: the rows midpack passes are the rows the fixtures were rendered from', async () => {
   const rows = readFileSync(join(CHAT_FIXTURES, 'rows.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; row: unknown });
   const got: { key: string; row: unknown }[] = [];
-  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }))) got.push({ key: t.key!, row: toChatRow(t) });
+  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) got.push({ key: t.key!, row: toChatRow(t) });
   assert.equal(got.length, 12);
   assert.deepEqual(got, rows);
   assert.equal(TEMPLATE_FILES.length, 13, 'every shared template has expected outputs');
