@@ -6,7 +6,7 @@
  *
  *   node dist/scripts/build-chat-template-rows.js OUT.jsonl [INPUT...]   (after npm run build)
  *
- * Without inputs: the shared SWE-agent trajectories and the stress rows of
+ * Without inputs: the shared samples of the six scaffolds (ROW_SCAFFOLDS) and the stress rows of
  * test/fixtures/trajectories/chat-templates/stress.jsonl. Then, for the expected texts:
  *
  *   python3 scripts/render_chat_templates.py OUT.jsonl --templates ../shared/data/chat-templates \
@@ -22,7 +22,9 @@ import { toChatRow } from '../src/stages/trajectories/jinja/row.js';
 import { repoRoot, sharedDir } from '../test/helpers/paths.js';
 
 export const CHAT_FIXTURES = join(repoRoot, 'test', 'fixtures', 'trajectories', 'chat-templates');
-export const DEFAULT_ROW_INPUTS = [join(sharedDir, 'data', 'trajectories', 'swe-agent'), join(CHAT_FIXTURES, 'stress.jsonl')];
+/** The scaffolds whose shared samples give rows (../shared/data/trajectories/<scaffold>). */
+export const ROW_SCAFFOLDS = ['swe-agent', 'mini-swe-agent', 'openhands', 'claude-code', 'qwen-code', 'terminus'];
+export const DEFAULT_ROW_INPUTS = [...ROW_SCAFFOLDS.map((s) => join(sharedDir, 'data', 'trajectories', s)), join(CHAT_FIXTURES, 'stress.jsonl')];
 
 /** Every trajectory of the inputs as {key, row}; unreadable ones are left out (and named on stderr). */
 export async function chatRows(inputs: string[]): Promise<{ key: string; row: ReturnType<typeof toChatRow> }[]> {

@@ -162,8 +162,8 @@ class ChatInterpreter extends BaseInterpreter {
 
   override applyFilter(operand: RuntimeValue, filterNode: Node, environment: Environment): RuntimeValue {
     if (filterNode.type === 'Identifier') {
-      // Python's str() of a dict or list (Qwen3-Coder's first template writes `args_value | string`).
-      if (filterNode.value === 'string' && (operand.type === 'ObjectValue' || operand.type === 'ArrayValue')) return this.str(pyRepr(operand));
+      // Python's str() of a dict, list, bool or None (Qwen3-Coder's templates write `args_value | string`, `False`).
+      if (filterNode.value === 'string' && ['ObjectValue', 'ArrayValue', 'BooleanValue', 'NullValue'].includes(operand.type)) return this.str(pyRepr(operand));
       // An undefined value is '' to Python Jinja's string filters (Hermes-3: `param_fields.description | trim`).
       if (operand.type === 'UndefinedValue' && ['trim', 'lower', 'upper', 'string'].includes(filterNode.value!)) return this.str('');
     }
@@ -205,7 +205,7 @@ export function pyRepr(v: RuntimeValue): string {
 }
 
 /** Python's repr() of a str: single quotes unless it holds ' and no ", escapes for controls. */
-function pyStr(s: string): string {
+export function pyStr(s: string): string {
   const q = s.includes("'") && !s.includes('"') ? '"' : "'";
   const body = s.replace(/[\\\n\r\t\x00-\x1f\x7f-\xa0\u2028\u2029'"]/g, (c) => {
     if (c === '\\') return '\\\\';

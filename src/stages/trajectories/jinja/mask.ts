@@ -3,32 +3,32 @@ import type { Span } from '../../../doc/document.js';
 import { addSpan } from '../../../doc/text-builder.js';
 import type { LossOn, Rendered } from '../chatml.js';
 import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
-import { LOOP_END, MARK, MARK_END, renderTemplate, templateFailure } from './engine.js';
+import { LOOP_END, MARK, MARK_END, pyStr, renderTemplate, templateFailure } from './engine.js';
 import { toChatRow, type ChatRow } from './row.js';
 
 /**
  * A trajectory through a model's own chat template, with its loss mask, special spans and turn
- * boundaries. The method (docs/trajectories.md, "Loss masks for any template"):
+ * boundaries. The method (docs/trajectories.md, "Loss masks for any template"), in three renders:
  *
- * 1. The real text R is the template's render of the row (what `apply_chat_template` returns).
- * 2. Every non-empty string of the row (contents, reasoning, tool results, string argument
- *    values, tool descriptions) is replaced by a unique placeholder `U+E000 <n> U+E001`, and the
- *    template renders this skeleton C. C is aligned to R: its template text must match R byte for
- *    byte, and each placeholder is matched to its string as the template wrote it (as is,
- *    trimmed, or JSON-escaped). When the alignment fails (a template that branches on a string's
- *    text, for instance) the sample is dropped as `mask_unmapped`, never guessed.
- * 3. Turn boundaries are prefix differences on the skeleton, which is small, so they are cheap:
- *    message k starts where the render of messages[:k] ends; an assistant message's text starts
- *    where the render of messages[:i] with `add_generation_prompt` stops agreeing with C (the
- *    generation prompt, `<|im_start|>assistant\n` and the like, stays out of the loss). A template
- *    that writes a turn differently when it is the last one (Qwen3's empty think block) is aligned
- *    on the last placeholder the prefix render holds.
- * 4. Each assistant message is in the loss from that start to where the next message starts,
- *    less trailing whitespace: its content, the reasoning the template keeps, its calls and its
- *    end-of-turn token. Everything else is masked.
- * 5. Placeholders missing from C are content the template dropped, counted by reason.
- * 6. Special spans: only in the template's own text (never inside a string of the row), only
- *    strings that are special tokens of the packing tokenizer.
+ * 1. The real text R: the template's render of the row (what `apply_chat_template` returns).
+ * 2. A skeleton C: every non-blank string of the row (contents, reasoning, tool results, string
+ *    argument values, tool descriptions) replaced by a unique placeholder `U+E000 <n> U+E001`,
+ *    rendered with marks where each loop iteration over a message starts (engine.ts adds them to
+ *    the text a loop returns; the template's logic never sees them). C without its marks is
+ *    aligned to R: its template text must match byte for byte, and each placeholder its string as
+ *    the template wrote it (as is, trimmed, JSON-escaped, or inside Python's repr()). When they do
+ *    not align (a template that branches on a string's text), the sample is dropped as
+ *    `mask_unmapped`, never guessed.
+ * 3. The generation prompt: the render of the messages before the first assistant one with
+ *    `add_generation_prompt`, less the render without it.
+ *
+ * Each assistant message is in the loss from where its iteration starts, past the generation
+ * prompt it begins with, to the next mark (the next message's iteration, or the loop's end), less
+ * trailing whitespace: its content, the reasoning the template keeps, its calls and its
+ * end-of-turn token. Everything else is masked. Turn boundaries are the marked iteration starts.
+ * Placeholders missing from C are content the template dropped, counted by reason. Special spans
+ * are only in the template's own text (never inside a string of the row), and only strings that
+ * are added tokens of the packing tokenizer.
  */
 export interface ChatTemplate {
   /** The name documents carry in `meta.template`. */
@@ -83,9 +83,11 @@ function skeleton(row: ChatRow): Skeleton {
   const values: string[] = [];
   const owners: Owner[] = [];
   const hold = (v: unknown, owner: Owner): unknown => {
-    if (typeof v !== 'string' || v === '') return v;
+    // Blank strings stay as they are: templates branch on `content.strip()`, and they hold no text to find.
+    if (typeof v !== 'string' || v.trim() === '') return v;
     owners.push(owner);
-    return `${OPEN}${values.push(v) - 1}${CLOSE}`;
+    // The placeholder holds the quotes its string holds, so that Python's repr() picks the same quotes for both.
+    return `${OPEN}${values.push(v) - 1}${v.includes("'") ? "'" : ''}${v.includes('"') ? '"' : ''}${CLOSE}`;
   };
   const messages = row.messages.map((m, k) => {
     const role = m.role as string;
@@ -140,6 +142,8 @@ const WRITINGS: ((v: string) => string)[] = [
   (v) => v.trimStart(),
   (v) => v.trimEnd(),
   (v) => JSON.stringify(v).slice(1, -1),
+  // inside Python's repr() of a list or dict (`| string`, Qwen3-Coder's first template)
+  (v) => pyStr(v).slice(1, -1),
 ];
 
 /** Whether R at r holds C[c, c + n). */
@@ -160,7 +164,7 @@ function written(v: string, R: string, r: number, C: string, c: number, n: numbe
 
 function align(C: string, R: string, values: readonly string[]): Alignment | string {
   const a: Alignment = { cStarts: [], rStarts: [], holds: [], seen: new Set() };
-  const re = /\uE000(\d+)\uE001/g;
+  const re = /\uE000(\d+)[^\uE001]*\uE001/g;
   let c = 0;
   let r = 0;
   let m: RegExpExecArray | null = re.exec(C);
