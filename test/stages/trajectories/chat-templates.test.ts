@@ -14,6 +14,7 @@ import { strftime } from '../../../src/stages/trajectories/jinja/engine.js';
 import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
+import { loadRunConfig } from '../../../src/job/run-config.js';
 import { jsonlFile, runSource, tmp } from './helpers.js';
 
 /**
@@ -229,6 +230,15 @@ test('chat templates: options from the CLI and from a config go through one reso
   const mixed = resolveTrajectoriesOptions({ chatTemplates: { [join(TEMPLATES_DIR, 'qwen3.jinja')]: 3 }, templates: 'hermes=1' });
   assert.equal(mixed.chatTemplates[0]!.weight, 3);
   assert.equal(mixed.templates.hermes, 1);
+  // the same keys in a run config, through the same resolver
+  const cfgDir = tmp();
+  const cfg = (options: string) => {
+    const p = join(cfgDir, `c${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(p, `out: ${join(cfgDir, 'out')}\nsources:\n  - type: trajectories\n    inputs: [${CHAT_FIXTURES}]\n    options: ${options}\npack: {seqLen: 2048}\n`);
+    return p;
+  };
+  assert.doesNotThrow(() => loadRunConfig(cfg(`{chatTemplates: {${join(TEMPLATES_DIR, 'qwen3.jinja')}: 2}, templateKwargs: {enable_thinking: false}, tokenizer: qwen3}`)));
+  assert.throws(() => loadRunConfig(cfg(`{chatTemplates: [${join(TEMPLATES_DIR, 'qwen3.jinja')}], templateKwargs: [1]}`)), /sources\[0\]\.options: trajectories: templateKwargs must be a JSON object/);
   // a tokenizer_config.json with a named list: tool_use for trajectories with tools, bos/eos from it
   const dir = tmp();
   const model = join(dir, 'My-Model');

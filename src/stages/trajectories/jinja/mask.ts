@@ -20,7 +20,8 @@ import { toChatRow, type ChatRow } from './row.js';
  *    not align (a template that branches on a string's text), the sample is dropped as
  *    `mask_unmapped`, never guessed.
  * 3. The generation prompt: the render of the messages before the first assistant one with
- *    `add_generation_prompt`, less the render without it.
+ *    `add_generation_prompt`, less the render without it (kept per template, settings and the
+ *    roles before that message, so most trajectories need only the first two renders).
  *
  * Each assistant message is in the loss from where its iteration starts, past the generation
  * prompt it begins with, to the next mark (the next message's iteration, or the loop's end), less
@@ -268,7 +269,8 @@ export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRend
   }
   const a = align(marks.text, R, sk.values);
   if (typeof a === 'string') throw unmapped(a);
-  const header = generationPrompt(sk.row, (r, gen) => render(r, gen));
+  const settings = JSON.stringify([ct.bosToken, ct.eosToken, o.kwargs]);
+  const header = generationPrompt(template, settings, sk.row, (r, gen) => render(r, gen));
   const spans = assistantSpans(row, marks, header, R, a, o.lossOn);
   const rendered = finish(R, a, spans, o, boundaryStarts(row, marks, a));
   return { rendered, dropped: dropped(sk, a) };
@@ -278,18 +280,33 @@ export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRend
  * The generation prompt (`<|im_start|>assistant\n`, ...): what `add_generation_prompt` adds
  * before the first assistant message. '' when it cannot be told.
  */
-function generationPrompt(row: ChatRow, render: (r: ChatRow, gen: boolean) => string): string {
+function generationPrompt(template: Template, settings: string, row: ChatRow, render: (r: ChatRow, gen: boolean) => string): string {
   const first = row.messages.findIndex((m) => m.role === 'assistant');
   if (first <= 0) return '';
+  // The prompt depends on the template and its settings (kwargs, bos/eos), not on the text: kept per
+  // template, settings, the roles before the first assistant message and whether there are tools.
+  const key = `${settings}\0${row.tools ? 'tools' : 'none'}\0${row.messages
+    .slice(0, first)
+    .map((m) => m.role)
+    .join(',')}`;
+  let cache = prompts.get(template);
+  if (!cache) prompts.set(template, (cache = new Map()));
+  const known = cache.get(key);
+  if (known !== undefined) return known;
   const before = { ...row, messages: row.messages.slice(0, first) };
+  let prompt = '';
   try {
     const without = render(before, false);
     const withPrompt = render(before, true);
-    return withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
+    prompt = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
   } catch {
-    return '';
+    prompt = '';
   }
+  cache.set(key, prompt);
+  return prompt;
 }
+
+const prompts = new WeakMap<Template, Map<string, string>>();
 
 /**
  * How much of the generation prompt an assistant iteration begins with: all of it, or a part
