@@ -1,4 +1,4 @@
-import type { Trajectory } from '../model.js';
+import type { ToolDef, Trajectory } from '../model.js';
 import { pyJson } from '../templates/hermes.js';
 
 /**
@@ -7,6 +7,9 @@ import { pyJson } from '../templates/hermes.js';
  * `function: {name, arguments}`, `tool_call_id`) and `tools` (`{type: 'function', function}`),
  * or null when there are none. This object is what the template sees, and what
  * scripts/render_chat_templates.py renders for the fixtures.
+ *
+ * Unlike the export rows (export.ts toOpenaiRow, made to be read back), nothing is added: no
+ * call ids the input lacked and no empty system message, since templates render both.
  *
  * Arguments are objects, as transformers users pass them; with `jsonArguments` (for templates
  * that concatenate them as text, such as DeepSeek-V3.1's) they are the string Python's
@@ -31,11 +34,10 @@ export function toChatRow(t: Trajectory, jsonArguments = false): ChatRow {
     if (m.toolCallId !== undefined) o.tool_call_id = m.toolCallId;
     return o;
   });
-  const tools = t.tools.map((d) => {
-    const fn: Record<string, unknown> = { name: d.name };
-    if (d.description !== undefined) fn.description = d.description;
-    fn.parameters = d.parameters;
-    return { type: 'function', function: fn };
-  });
-  return { messages, tools: tools.length ? tools : null };
+  return { messages, tools: t.tools.length ? toolRows(t.tools) : null };
+}
+
+/** Tool definitions as OpenAI rows give them: `{type: 'function', function: {name, description, parameters}}`. */
+export function toolRows(tools: readonly ToolDef[]): { type: 'function'; function: Record<string, unknown> }[] {
+  return tools.map((d) => ({ type: 'function', function: { name: d.name, ...(d.description !== undefined ? { description: d.description } : {}), parameters: d.parameters } }));
 }
