@@ -3,12 +3,19 @@
  * and compare) on SWE-agent's own trajectories, one template at a time, one core. Each template
  * runs the set repeatedly for at least two seconds. Prints trajectories/s, MB/s of input (.traj
  * bytes) and of output (rendered text, UTF-8), and the peak RSS of the process.
+ *
+ * Then the jinja path: each published chat template of ../shared/data/chat-templates through
+ * `--chat-template` (render with @huggingface/jinja, place the loss mask, special spans and
+ * turn boundaries), with the bos/eos tokens and argument settings of the test fixtures. A
+ * template that raises on a trajectory (Mistral's on ids that are not 9 characters) counts it
+ * under `rejected`, as the stage does.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultContext } from '../src/core/stage.js';
 import { TEMPLATE_NAMES, resolveTrajectoriesOptions, trajectoriesSource } from '../src/stages/trajectories/index.js';
 import { sharedDir } from '../test/helpers/paths.js';
+import { CHAT_FIXTURES } from './build-chat-template-rows.js';
 
 const dir = join(sharedDir, 'data', 'trajectories', 'swe-agent');
 const files: string[] = [];
@@ -22,11 +29,26 @@ const walk = (d: string) => {
 walk(dir);
 const inputBytes = files.reduce((n, f) => n + statSync(f).size, 0);
 
+const chatDir = join(sharedDir, 'data', 'chat-templates');
+const settings = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'settings.json'), 'utf8')) as Record<string, { bos_token?: string; eos_token?: string; json_arguments?: boolean }>;
+
+/** The source's options for a built-in template name, or a shared chat template file (`*.jinja`). */
+function options(template: string): Record<string, unknown> {
+  if (!template.endsWith('.jinja')) return { templates: `${template}=1` };
+  const s = settings[template] ?? {};
+  return { chatTemplates: join(chatDir, template), bosToken: s.bos_token, eosToken: s.eos_token, jsonArguments: s.json_arguments ? template : undefined };
+}
+
+/** Options resolved once per template, as a run does (a chat template is read and parsed there). */
+const resolved = new Map<string, ReturnType<typeof resolveTrajectoriesOptions>>();
+
 async function pass(template: string): Promise<{ trajectories: number; outBytes: number; rejected: number }> {
   const ctx = defaultContext({ log: () => {} });
   let outBytes = 0;
   let trajectories = 0;
-  for await (const d of trajectoriesSource(files, resolveTrajectoriesOptions({ templates: `${template}=1` }), ctx)) {
+  const raw = Object.fromEntries(Object.entries(options(template)).filter(([, v]) => v !== undefined));
+  if (!resolved.has(template)) resolved.set(template, resolveTrajectoriesOptions(raw));
+  for await (const d of trajectoriesSource(files, resolved.get(template)!, ctx)) {
     outBytes += Buffer.byteLength(d.text);
     trajectories++;
   }
@@ -34,8 +56,10 @@ async function pass(template: string): Promise<{ trajectories: number; outBytes:
 }
 
 console.log(`${files.length} SWE-agent trajectories, ${(inputBytes / 1e6).toFixed(2)} MB of .traj files (${dir})`);
-console.log('template       passes  trajectories/s  input MB/s  output MB/s  rejected');
-for (const template of TEMPLATE_NAMES) {
+console.log('template                 passes  trajectories/s  input MB/s  output MB/s  rejected  vs qwen3-coder');
+let builtinRate = 0;
+const jinja = readdirSync(chatDir).filter((n) => n.endsWith('.jinja')).sort();
+for (const template of [...TEMPLATE_NAMES, ...jinja]) {
   await pass(template); // warm-up: module and JIT
   let passes = 0;
   let trajectories = 0;
@@ -50,7 +74,9 @@ for (const template of TEMPLATE_NAMES) {
     rejected += r.rejected;
   }
   const s = (performance.now() - t0) / 1000;
-  const row = [template.padEnd(13), String(passes).padStart(7), (trajectories / s).toFixed(1).padStart(15), ((passes * inputBytes) / 1e6 / s).toFixed(2).padStart(11), (outBytes / 1e6 / s).toFixed(2).padStart(12), String(rejected).padStart(9)];
+  // The same run's built-in qwen3-coder rate: a ratio holds on a loaded machine where rates do not.
+  if (template === 'qwen3-coder') builtinRate = trajectories / s;
+  const row = [template.padEnd(23), String(passes).padStart(7), (trajectories / s).toFixed(1).padStart(15), ((passes * inputBytes) / 1e6 / s).toFixed(2).padStart(11), (outBytes / 1e6 / s).toFixed(2).padStart(12), String(rejected).padStart(9), `${(trajectories / s / builtinRate).toFixed(2)}x`.padStart(15)];
   console.log(row.join(' '));
 }
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);

@@ -70,7 +70,7 @@ export interface ReportJson {
  * Keys of report.json that are measurements of the machine, not figures of the data: they are
  * left out where outputs are compared byte for byte (a resumed run against an uninterrupted one).
  */
-export const MEASURED_REPORT_KEYS: readonly string[] = ['peak_rss_mb'];
+export const MEASURED_REPORT_KEYS: readonly string[] = ['peak_rss_mb', 'stage_times'];
 
 const OTHER = '(other)';
 

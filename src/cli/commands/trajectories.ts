@@ -11,15 +11,31 @@ export function register(program: Command): void {
     .description(
       'Agent trajectories (SWE-agent .traj; the own files of mini-SWE-agent, OpenHands, Claude Code, Qwen Code and Terminus; ' +
         'JSONL rows in the OpenAI chat format or ShareGPT; each format told by its content) into ChatML documents ' +
-        `in tool-call templates (${TEMPLATE_NAMES.join(', ')}). Only assistant turns are in the loss by default; turn boundaries ` +
+        `in tool-call templates (${TEMPLATE_NAMES.join(', ')}), or in models' own chat templates (--chat-template), byte for byte ` +
+        "what transformers' apply_chat_template writes. Only assistant turns are in the loss by default; turn boundaries " +
         'and the system-plus-tools header are recorded for `pack --overlong boundary`. Every sample is parsed back with its ' +
-        "template's parser and kept only if it gives the same messages and calls. Before rendering, a run that did not end by " +
+        "template's parser and kept only if it gives the same messages and calls (a chat-template sample: if its loss mask " +
+        'could be placed). Before rendering, a run that did not end by ' +
         'itself, an unsolved task (--outcomes) and a malformed tool call are dropped, each counted by reason.',
     )
     .argument('<inputs...>', '.traj/.json files, .jsonl(.gz/.zst) files (rows, or one session per file), or folders of them')
     .requiredOption('--out <file>', 'output JSONL ("-" for stdout); OUT.manifest.json is written beside it')
-    .option('--templates <weights>', `templates chosen per trajectory by seeded weight (${TEMPLATE_NAMES.join(', ')})`, TEMPLATE_NAMES.map((n) => `${n}=${TRAJECTORIES_DEFAULTS.templates[n]}`).join(','))
-    .option('--all-templates', 'render every trajectory in every template (--templates is then ignored)', false)
+    .option(
+      '--templates <weights>',
+      `built-in templates chosen per trajectory by seeded weight (${TEMPLATE_NAMES.join(', ')}; default ${TEMPLATE_NAMES.map((n) => `${n}=${TRAJECTORIES_DEFAULTS.templates[n]}`).join(',')}, or all 0 when --chat-template is given)`,
+    )
+    .option(
+      '--chat-template <src[=w]>',
+      "a model's own chat template, rendered as transformers' apply_chat_template does: a .jinja file, a tokenizer_config.json, a model folder, " +
+        'or a folder of .jinja files (one template each); repeatable, =W weighs it against the others',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--bos-token <s>', 'bos_token for chat templates whose source gives none (a .jinja file)')
+    .option('--eos-token <s>', 'eos_token for chat templates whose source gives none')
+    .option('--template-kwargs <json>', 'variables for every chat template, a JSON object, e.g. \'{"enable_thinking": false}\'')
+    .option('--json-arguments <names>', 'chat templates (by name, comma-separated) given tool-call arguments as JSON strings, as DeepSeek-V3.1\'s concatenates them')
+    .option('--tokenizer <name|path>', 'the tokenizer the output will be packed with: only its added tokens become special tokens in chat-template text', 'qwen3')
+    .option('--all-templates', 'render every trajectory in every template (weights are then ignored)', false)
     .option('--loss-on <turns>', `turns in the loss: ${LOSS_ON.join(' | ')}`, TRAJECTORIES_DEFAULTS.lossOn)
     .option('--max-trajectory-bytes <n>', 'a .traj/.json file, session file or JSONL row over this size is dropped unread', intOption('--max-trajectory-bytes', 1), TRAJECTORIES_DEFAULTS.maxTrajectoryBytes)
     .option('--require-termination', 'drop a run that did not end by itself, where its format records the end: an exit status other than submitted, no finish, an error result (no_termination; the default)')
@@ -33,7 +49,7 @@ export function register(program: Command): void {
     .option('--quiet', 'no per-record messages or summary');
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
-      const options = resolveTrajectoriesOptions({
+      const raw: Record<string, unknown> = {
         templates: o.templates,
         allTemplates: o.allTemplates,
         lossOn: o.lossOn,
@@ -42,7 +58,12 @@ export function register(program: Command): void {
         requireValidCalls: o.requireValidCalls,
         outcomes: o.outcomes,
         require: o.require,
-      });
+        tokenizer: o.tokenizer,
+      };
+      const chat = { chatTemplates: o.chatTemplate, bosToken: o.bosToken, eosToken: o.eosToken, templateKwargs: o.templateKwargs, jsonArguments: o.jsonArguments };
+      for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;
+      if (raw.templates === undefined) delete raw.templates;
+      const options = resolveTrajectoriesOptions(raw);
       if (o.format !== 'chatml' && o.format !== 'openai') throw new Error(`--format must be chatml or openai, got ${JSON.stringify(o.format)}`);
       if (o.format === 'openai' && /\.parquet$/.test(o.out as string)) throw new Error('--format openai writes JSONL (.jsonl or .jsonl.gz), not Parquet');
       if (o.format === 'openai') return writeOpenaiRows(inputs, options, { ...o, out: o.out as string, seed: o.seed as number });

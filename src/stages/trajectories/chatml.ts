@@ -38,6 +38,12 @@ export interface Template {
   name: string;
   /** `grouped`: consecutive tool results in one user turn as `<tool_response>` blocks; `each`: a plain user turn per result. */
   toolResults: 'grouped' | 'each';
+  /** Grouped results: a newline `between` blocks (Qwen2.5), or `after` each one (Qwen3-Coder). Default `between`. */
+  resultNewline?: 'between' | 'after';
+  /** The system turn's text when the input had no system message; undefined: no system turn then (given no tools either). */
+  defaultSystem?(t: Trajectory): string | undefined;
+  /** The messages as the format keeps them (e.g. content beside calls trimmed), what a parse gives back. Default: as they are. */
+  kept?(t: Trajectory): Message[];
   /** Whether the system turn lists the trajectory's tools (the verification checks the names it lists). */
   listsTools(t: Trajectory): boolean;
   system(w: Piece, content: string, t: Trajectory): void;
@@ -92,7 +98,8 @@ export function renderTrajectory(t: Trajectory, tpl: Template, lossOn: LossOn): 
     writeTurn(b, role, train, body, all);
   };
   const msgs = t.messages;
-  turn('system', trained(0), (w) => tpl.system(w, msgs[0]!.content, t));
+  const system = t.noSystem && tpl.defaultSystem ? tpl.defaultSystem(t) : msgs[0]!.content;
+  if (system !== undefined) turn('system', trained(0), (w) => tpl.system(w, system, t));
   for (let i = 1; i < msgs.length; i++) {
     const m = msgs[i]!;
     if (m.role === 'assistant') turn('assistant', trained(i), (w) => tpl.assistant(w, m));
@@ -101,11 +108,13 @@ export function renderTrajectory(t: Trajectory, tpl: Template, lossOn: LossOn): 
       while (j + 1 < msgs.length && msgs[j + 1]!.role === 'tool') j++;
       const from = i;
       turn('user', trained(i), (w) => {
+        const after = tpl.resultNewline === 'after';
         for (let k = from; k <= j; k++) {
-          if (k > from) w.text('\n');
+          if (k > from && !after) w.text('\n');
           w.special(SPECIAL.toolResponse);
           w.text(`\n${msgs[k]!.content}\n`);
           w.special(SPECIAL.toolResponseEnd);
+          if (after) w.text('\n');
         }
       });
       i = j;
@@ -154,17 +163,19 @@ export function parseTurns(text: string, specialSpans: readonly Span[]): { role:
  */
 export function parseTrajectory(text: string, specialSpans: readonly Span[], tpl: Template): { messages: Message[]; header: ParsedHeader } {
   const turns = parseTurns(text, specialSpans);
-  if (turns[0]?.role !== 'system') parseError('the first turn is not the system turn');
-  const header = tpl.parseSystem(turns[0].content);
+  // A format may write no system turn for an input without one (and without tools).
+  const hasSystem = turns[0]?.role === 'system';
+  if (!hasSystem && !tpl.defaultSystem) parseError('the first turn is not the system turn');
+  const header = hasSystem ? tpl.parseSystem(turns[0]!.content) : { content: '', tools: new Map() };
   const messages: Message[] = [{ role: 'system', content: header.content }];
   let openCalls = 0;
-  for (const { role, content } of turns.slice(1)) {
+  for (const { role, content } of turns.slice(hasSystem ? 1 : 0)) {
     if (role === 'assistant') {
       const m = tpl.parseAssistant(content, header);
       openCalls += m.calls?.length ?? 0;
       messages.push(m);
     } else if (role === 'user' && content.specials.length && tpl.toolResults === 'grouped') {
-      for (const r of toolResponses(content)) messages.push({ role: 'tool', content: r });
+      for (const r of toolResponses(content, tpl.resultNewline === 'after')) messages.push({ role: 'tool', content: r });
       openCalls = 0;
     } else if (role === 'user' && tpl.toolResults === 'each' && openCalls > 0) {
       messages.push({ role: 'tool', content: content.text });
@@ -178,8 +189,8 @@ export function parseTrajectory(text: string, specialSpans: readonly Span[], tpl
   return { messages, header };
 }
 
-/** The `<tool_response>\n...\n</tool_response>` blocks of a user turn, joined by newlines. */
-function toolResponses(c: ParsedContent): string[] {
+/** The `<tool_response>\n...\n</tool_response>` blocks of a user turn, a newline between them or after each. */
+function toolResponses(c: ParsedContent, newlineAfter: boolean): string[] {
   const out: string[] = [];
   let pos = 0;
   const sp = c.specials;
@@ -188,11 +199,12 @@ function toolResponses(c: ParsedContent): string[] {
     const open = sp[i]!;
     const close = sp[i + 1]!;
     if (open.token !== SPECIAL.toolResponse || close.token !== SPECIAL.toolResponseEnd) parseError('expected <tool_response> ... </tool_response>');
-    if (c.text.slice(pos, open.start) !== (i ? '\n' : '')) parseError('text between tool responses');
+    if (c.text.slice(pos, open.start) !== (i && !newlineAfter ? '\n' : '')) parseError('text between tool responses');
     const body = c.text.slice(open.end, close.start);
     if (!body.startsWith('\n') || !body.endsWith('\n') || body.length < 2) parseError('a tool response is not framed by newlines');
     out.push(body.slice(1, -1));
-    pos = close.end;
+    pos = close.end + (newlineAfter ? 1 : 0);
+    if (newlineAfter && c.text[close.end] !== '\n') parseError('no newline after a tool response');
   }
   if (pos !== c.text.length) parseError('text after the tool responses');
   return out;
@@ -203,12 +215,12 @@ function toolResponses(c: ParsedContent): string[] {
  * `<tool_call>` and `</tool_call>`). Calls follow the text after one newline and each other
  * after one newline.
  */
-export function splitCalls(c: ParsedContent): { text: string; bodies: string[] } {
+export function splitCalls(c: ParsedContent, gap = '\n'): { text: string; bodies: string[] } {
   const sp = c.specials;
   if (sp.length === 0) return { text: c.text, bodies: [] };
   if (sp.length % 2) parseError('unbalanced tool_call tokens');
   const before = c.text.slice(0, sp[0]!.start);
-  if (before !== '' && !before.endsWith('\n')) parseError('no newline before the first tool call');
+  if (before !== '' && !before.endsWith(gap)) parseError('no newline before the first tool call');
   const bodies: string[] = [];
   for (let i = 0; i < sp.length; i += 2) {
     const open = sp[i]!;
@@ -218,24 +230,25 @@ export function splitCalls(c: ParsedContent): { text: string; bodies: string[] }
     bodies.push(c.text.slice(open.end, close.start));
   }
   if (sp[sp.length - 1]!.end !== c.text.length) parseError('text after the last tool call');
-  return { text: before === '' ? '' : before.slice(0, -1), bodies };
+  return { text: before === '' ? '' : before.slice(0, -gap.length), bodies };
 }
 
-/** Writes assistant text then the calls, the layout splitCalls reads. */
-export function writeCalls(w: Piece, m: Message, body: (call: NonNullable<Message['calls']>[number]) => string): void {
+/** Writes assistant text then the calls, the layout splitCalls reads: `gap` after the text, a newline between calls. */
+export function writeCalls(w: Piece, m: Message, body: (call: NonNullable<Message['calls']>[number]) => string, gap = '\n'): void {
   const calls = m.calls ?? [];
   w.text(m.content);
   calls.forEach((c, k) => {
-    if (k > 0 || m.content !== '') w.text('\n');
+    if (k > 0) w.text('\n');
+    else if (m.content !== '') w.text(gap);
     w.special(SPECIAL.toolCall);
     w.text(body(c));
     w.special(SPECIAL.toolCallEnd);
   });
 }
 
-/** The system turn's own text, then `\n\n` and a tools section when there is one. */
+/** The system turn's own text (even empty, as the Qwen templates write it), then `\n\n` and the tools section. */
 export function withToolsSection(content: string, section: string): string {
-  return content === '' ? section : `${content}\n\n${section}`;
+  return `${content}\n\n${section}`;
 }
 
 /** Splits a system turn at the last occurrence of a template's tools preamble. */

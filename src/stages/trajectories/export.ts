@@ -3,6 +3,7 @@ import type { Trajectory } from './model.js';
 import type { TrajectoriesOptions } from './options.js';
 import { filteredTrajectories, scaffoldMeta } from './stage.js';
 import { TrajectoryStats } from './stats.js';
+import { toolRows } from './jinja/row.js';
 
 /**
  * A read trajectory as an OpenAI chat row, the input `transformers`' `apply_chat_template` takes:
@@ -44,8 +45,7 @@ export function toOpenaiRow(t: Trajectory): OpenaiRow {
     }
     return row;
   });
-  const tools = t.tools.map((d) => ({ type: 'function' as const, function: { name: d.name, ...(d.description !== undefined ? { description: d.description } : {}), parameters: d.parameters } }));
-  return { messages, tools, source: t.source, meta: { format: t.format, ...scaffoldMeta(t) } };
+  return { messages, tools: toolRows(t.tools), source: t.source, meta: { format: t.format, ...scaffoldMeta(t) } };
 }
 
 /**

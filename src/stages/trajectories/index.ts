@@ -8,3 +8,7 @@ export { readRecord, readDocument } from './detect.js';
 export { readSession } from './scaffolds/session.js';
 export { filterTrajectory, loadOutcomes, checkCalls, type TrajectoryFilters, type RequireOutcome } from './filters.js';
 export { toOpenaiRow, openaiRows, type OpenaiRow } from './export.js';
+export { renderChatTemplate, DROP_REASONS, type ChatTemplate, type DropReason, type JinjaSample } from './jinja/mask.js';
+export { loadChatTemplates, specialFinder } from './jinja/sources.js';
+export { toChatRow, type ChatRow } from './jinja/row.js';
+export { TEMPLATE_DATE } from './jinja/engine.js';

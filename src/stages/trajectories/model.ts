@@ -81,6 +81,8 @@ export interface Trajectory {
   tools: ToolDef[];
   /** Where the tool definitions came from. */
   toolsFrom: 'input' | 'derived' | 'input+derived' | 'none';
+  /** The input had no system message: messages[0] is the empty one added (chat templates then see none). */
+  noSystem?: boolean;
   /** The calls were the agent's text actions (SWE-agent without function calling), read as shell commands. */
   callsFromText: boolean;
   /** The scaffold that wrote the file, when the format tells. */
@@ -111,6 +113,12 @@ export const REASONS = {
   empty: 'empty_trajectory',
   tooLarge: 'too_large',
   roundtrip: 'roundtrip_mismatch',
+  /** A chat template's own raise_exception on this trajectory. */
+  templateError: 'template_error',
+  /** The jinja engine could not render the template (a feature it lacks). */
+  templateUnsupported: 'template_unsupported',
+  /** The loss mask could not be placed on a chat template's text (see jinja/mask.ts). */
+  maskUnmapped: 'mask_unmapped',
   /** A prefix of a later record of the same run (a Terminus trace episode): its text is in that record. */
   episodePrefix: 'episode_prefix',
   // The report's filters (filters.ts).

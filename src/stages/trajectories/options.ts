@@ -4,11 +4,19 @@ import { parseWeights } from '../../core/weights.js';
 import { LOSS_ON, type LossOn } from './chatml.js';
 import { TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
 import type { RequireOutcome } from './filters.js';
+import type { ChatTemplate } from './jinja/mask.js';
+import { loadChatTemplates, parseChatTemplateSpec } from './jinja/sources.js';
 
 /** The trajectories source's options: the CLI command and `midpack run` both resolve them here. */
 export interface TrajectoriesOptions {
-  /** Template weights: each trajectory gets one template drawn by them, seeded by its source. */
+  /** Built-in template weights: each trajectory gets one template drawn by these and the chat templates', seeded by its source. */
   templates: Record<TemplateName, number>;
+  /** Models' own chat templates (`--chat-template SRC[=W]`), loaded, with their weights. */
+  chatTemplates: { template: ChatTemplate; weight: number }[];
+  /** Variables for every chat template (`--template-kwargs JSON`), e.g. `enable_thinking`. */
+  templateKwargs: Record<string, unknown>;
+  /** The tokenizer the documents will be packed with: its added tokens are the special spans of chat-template text. */
+  tokenizer: string;
   /** Every template for every trajectory (the weights are then ignored). */
   allTemplates: boolean;
   /** Which turns are in the loss. */
@@ -27,7 +35,7 @@ export interface TrajectoriesOptions {
   countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
 }
 
-export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require'] as const;
+export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer'] as const;
 export const REQUIRE_OUTCOMES = ['resolved', 'any'] as const;
 
 /** The same options as an option table (the registry's form; resolveTrajectoriesOptions checks them). */
@@ -40,10 +48,19 @@ export const TRAJECTORIES_TABLE = {
   requireValidCalls: { type: 'boolean', default: true, help: 'drop a trajectory with a malformed tool call (undeclared tool, missing or mistyped argument, unparsed text action)' },
   outcomes: { type: 'string', arg: '<files>', help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
   require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks (unresolved, no_outcome); any: keep every outcome (default: resolved with outcomes, else any)' },
+  chatTemplates: { type: 'string', arg: '<src[=w]>', help: "models' own chat templates: .jinja files, tokenizer_config.json, model folders or folders of .jinja files (a list)" },
+  bosToken: { type: 'string', help: 'bos_token for chat templates whose source gives none' },
+  eosToken: { type: 'string', help: 'eos_token for chat templates whose source gives none' },
+  templateKwargs: { type: 'string', arg: '<json>', help: 'variables for every chat template, a JSON object (e.g. {"enable_thinking": false})' },
+  jsonArguments: { type: 'string', arg: '<names>', help: 'chat templates given tool-call arguments as JSON strings (DeepSeek-V3.1 style)' },
+  tokenizer: { type: 'string', default: 'qwen3', help: 'the packing tokenizer: only its added tokens become special spans in chat-template text' },
 } satisfies OptionTable;
 
 const DEFAULTS: TrajectoriesOptions = {
   templates: { 'qwen3-coder': 1, hermes: 1, 'text-action': 1 },
+  chatTemplates: [],
+  templateKwargs: {},
+  tokenizer: 'qwen3',
   allTemplates: false,
   lossOn: 'assistant',
   maxTrajectoryBytes: 32 << 20,
@@ -60,15 +77,22 @@ export const TRAJECTORIES_DEFAULTS: Readonly<TrajectoriesOptions> = DEFAULTS;
  * Validates raw options (CLI strings or config values): `templates` as "NAME=W,..." or a mapping,
  * `allTemplates` a boolean, `lossOn` one of assistant|all|last-assistant, `maxTrajectoryBytes` an
  * integer >= 1, `requireTermination`/`requireValidCalls` booleans, `outcomes` a path or a list
- * (comma-separated in one string), `require` resolved|any. An unknown key or a bad value throws an
- * error naming it. The outcome files are read when the source starts (filters.ts loadOutcomes).
+ * (comma-separated in one string), `require` resolved|any (the outcome files are read when the
+ * source starts, filters.ts loadOutcomes); `chatTemplates` a "SRC[=W]" string, a list of them or a mapping SRC → weight
+ * (read here: a missing file or a template that does not parse is an error now, not per
+ * trajectory); `bosToken`/`eosToken` strings; `templateKwargs` a JSON object or its text;
+ * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path. With chat
+ * templates and no `templates`, the built-in templates get weight 0. An unknown key or a bad
+ * value throws an error naming it.
  */
 export function resolveTrajectoriesOptions(raw: Record<string, unknown>): TrajectoriesOptions {
   for (const k of Object.keys(raw)) {
     if (!(TRAJECTORIES_OPTION_KEYS as readonly string[]).includes(k)) throw new Error(`trajectories: unknown option "${k}" (allowed: ${TRAJECTORIES_OPTION_KEYS.join(', ')})`);
   }
   const o: TrajectoriesOptions = { ...DEFAULTS, templates: { ...DEFAULTS.templates } };
+  if (raw.chatTemplates !== undefined) o.chatTemplates = chatTemplates(raw);
   if (raw.templates !== undefined) o.templates = templateWeights(raw.templates);
+  else if (o.chatTemplates.length) o.templates = { 'qwen3-coder': 0, hermes: 0, 'text-action': 0 };
   if (raw.allTemplates !== undefined) {
     if (typeof raw.allTemplates !== 'boolean') throw new Error(`trajectories: allTemplates must be true or false, got ${JSON.stringify(raw.allTemplates)}`);
     o.allTemplates = raw.allTemplates;
@@ -94,7 +118,59 @@ export function resolveTrajectoriesOptions(raw: Record<string, unknown>): Trajec
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`trajectories: maxTrajectoryBytes must be an integer >= 1, got ${JSON.stringify(v)}`);
     o.maxTrajectoryBytes = n;
   }
+  if (raw.templateKwargs !== undefined) o.templateKwargs = templateKwargs(raw.templateKwargs);
+  if (raw.tokenizer !== undefined) {
+    if (typeof raw.tokenizer !== 'string' || raw.tokenizer === '') throw new Error(`trajectories: tokenizer must be a name or a path, got ${JSON.stringify(raw.tokenizer)}`);
+    o.tokenizer = raw.tokenizer;
+  }
   return o;
+}
+
+/** A string, or a list of strings, or "a,b": the list. */
+function stringList(v: unknown, key: string): string[] {
+  if (typeof v === 'string') return v.split(',').filter((x) => x !== '');
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  throw new Error(`trajectories: ${key} must be a string or a list of strings, got ${JSON.stringify(v)}`);
+}
+
+function chatTemplates(raw: Record<string, unknown>): TrajectoriesOptions['chatTemplates'] {
+  const v = raw.chatTemplates;
+  const specs =
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.entries(v).map(([source, w]) => parseChatTemplateSpec(`${source}=${String(w)}`))
+      : (typeof v === 'string' ? [v] : stringList(v, 'chatTemplates')).map(parseChatTemplateSpec);
+  const tokens: Record<string, unknown> = { bosToken: raw.bosToken, eosToken: raw.eosToken };
+  for (const [k, t] of Object.entries(tokens)) if (t !== undefined && typeof t !== 'string') throw new Error(`trajectories: ${k} must be a string, got ${JSON.stringify(t)}`);
+  const json = new Set(raw.jsonArguments === undefined ? [] : stringList(raw.jsonArguments, 'jsonArguments'));
+  const out: TrajectoriesOptions['chatTemplates'] = [];
+  for (const spec of specs) {
+    for (const t of loadChatTemplates(spec.source)) {
+      if ((TEMPLATE_NAMES as readonly string[]).includes(t.name) || out.some((x) => x.template.name === t.name)) {
+        throw new Error(`trajectories: two templates are named "${t.name}" (${t.source}); rename the file or folder`);
+      }
+      const template: ChatTemplate = { bosToken: raw.bosToken as string | undefined, eosToken: raw.eosToken as string | undefined, ...dropUndefined(t), jsonArguments: json.delete(t.name) };
+      out.push({ template, weight: spec.weight });
+    }
+  }
+  if (json.size) throw new Error(`trajectories: jsonArguments names no chat template: ${[...json].join(', ')} (names: ${out.map((x) => x.template.name).join(', ')})`);
+  return out;
+}
+
+const dropUndefined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+function templateKwargs(v: unknown): Record<string, unknown> {
+  let o = v;
+  if (typeof v === 'string') {
+    try {
+      o = JSON.parse(v);
+    } catch (e) {
+      throw new Error(`trajectories: templateKwargs is not JSON (${(e as Error).message})`);
+    }
+  }
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new Error(`trajectories: templateKwargs must be a JSON object, got ${JSON.stringify(v)}`);
+  for (const k of ['messages', 'tools', 'documents', 'add_generation_prompt']) if (k in o) throw new Error(`trajectories: templateKwargs cannot set "${k}"`);
+  return o as Record<string, unknown>;
+
 }
 
 /** Outcome report paths: a list, or one comma-separated string (the CLI's repeated flag gives a list). */

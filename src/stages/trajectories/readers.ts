@@ -109,6 +109,7 @@ export function finish(source: string, format: Trajectory['format'], messages: M
   const t: Trajectory = { source, format, messages: all, callsFromText, ...completeTools(given, all, callsFromText), ...known };
   const problems = [...(facts.problems ?? []), ...checkCalls(all, given, facts.declaredNames, source)];
   if (problems.length) t.problems = problems;
+  if (all !== messages) t.noSystem = true;
   return t;
 }
 

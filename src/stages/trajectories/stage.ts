@@ -11,6 +11,8 @@ import { isSessionRecord, readSession, type SessionRecord } from './scaffolds/se
 import { parseTrajectory, renderTrajectory, type Rendered, type Template } from './chatml.js';
 import { REASONS, TrajectoryError, firstDifference, type Trajectory } from './model.js';
 import { TEMPLATES, TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
+import { renderChatTemplate, type ChatTemplate, type DropReason, type SpecialFinder } from './jinja/mask.js';
+import { specialFinder } from './jinja/sources.js';
 import type { TrajectoriesOptions } from './options.js';
 import { TrajectoryStats } from './stats.js';
 
@@ -33,30 +35,76 @@ import { TrajectoryStats } from './stats.js';
 export const isTrajectoryFile = (name: string) => isWholeJson(name) || isJsonl(name);
 const isWholeJson = (name: string) => name.endsWith('.traj') || name.endsWith('.json');
 
+/** One template as the stage uses it: its name, weight, and how it makes a sample of a trajectory. */
+interface Sampler {
+  name: string;
+  weight: number;
+  /** The sample, or the reason it cannot be made (a failed round trip, a template's own error, ...). */
+  sample(t: Trajectory): { rendered: Rendered; dropped: Partial<Record<DropReason, number>> } | TrajectoryError;
+}
+
+function builtinSampler(name: TemplateName, weight: number, o: TrajectoriesOptions): Sampler {
+  const tpl = TEMPLATES[name];
+  return {
+    name,
+    weight,
+    sample(t) {
+      const rendered = renderTrajectory(t, tpl, o.lossOn);
+      // The built-in formats have no place for reasoning kept apart from the content.
+      const reasoning = t.messages.filter((m) => m.reasoning !== undefined).length;
+      return verify(t, tpl, rendered) ?? { rendered, dropped: reasoning ? { reasoning } : {} };
+    },
+  };
+}
+
+function chatSampler(ct: ChatTemplate, weight: number, o: TrajectoriesOptions, specials: () => SpecialFinder): Sampler {
+  return {
+    name: ct.name,
+    weight,
+    sample(t) {
+      try {
+        return renderChatTemplate(t, ct, { lossOn: o.lossOn, kwargs: o.templateKwargs, specials: specials() });
+      } catch (e) {
+        if (e instanceof TrajectoryError) return e;
+        throw e;
+      }
+    },
+  };
+}
+
+/** The templates in play: the built-ins (all of them, or those weighted, beside chat templates) and the chat templates. */
+function samplers(o: TrajectoriesOptions): Sampler[] {
+  let finder: SpecialFinder | undefined;
+  const specials = () => (finder ??= specialFinder(o.tokenizer));
+  const builtins = TEMPLATE_NAMES.filter((n) => !o.allTemplates || o.chatTemplates.length === 0 || o.templates[n] > 0);
+  return [...builtins.map((n) => builtinSampler(n, o.templates[n], o)), ...o.chatTemplates.map((c) => chatSampler(c.template, c.weight, o, specials))];
+}
+
 export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptions, ctx: StageContext): AsyncIterable<Doc> {
   const stats = new TrajectoryStats();
   ctx.stats.trajectories = stats.json;
+  const all = samplers(o);
+  const byName = new Map(all.map((x) => [x.name, x]));
+  const weights = Object.fromEntries(all.map((x) => [x.name, x.weight]));
   for await (const t of filteredTrajectories(inputs, o, ctx, stats)) {
-    const names: TemplateName[] = o.allTemplates ? [...TEMPLATE_NAMES] : [drawTemplate(t, o, ctx.seed)];
+    const chosen = o.allTemplates ? all : [byName.get(drawTemplate(t, weights, ctx.seed))!];
     const kept: Doc[] = [];
     let failure: TrajectoryError | undefined;
-    for (const name of names) {
-      const tpl = TEMPLATES[name];
-      const r = renderTrajectory(t, tpl, o.lossOn);
-      const bad = verify(t, tpl, r);
-      if (bad) {
-        failure = bad;
-        stats.rejected(name, bad.reason, bad.message);
+    for (const s of chosen) {
+      const r = s.sample(t);
+      if (r instanceof TrajectoryError) {
+        failure = r;
+        stats.rejected(s.name, r.reason, r.message);
         continue;
       }
-      kept.push(ctx.repeat && !o.allTemplates ? redrawn(t, name, r, o, ctx.seed, ctx.repeat) : toDoc(t, name, r, o, ctx.seed));
-      stats.add(name, t, r, o.countTokens?.(r));
+      kept.push(ctx.repeat && !o.allTemplates ? redrawn(t, s.name, r, byName, weights, o, ctx.seed, ctx.repeat) : toDoc(t, s.name, r, o, ctx.seed));
+      stats.add(s.name, t, r.rendered, o.countTokens?.(r.rendered), r.dropped);
     }
     if (kept.length === 0) {
       ctx.ledger.drop(failure!.reason, failure!.message);
       continue;
     }
-    if (failure) ctx.ledger.produce('samples_failed_verification', names.length - kept.length);
+    if (failure) ctx.ledger.produce('samples_failed_verification', chosen.length - kept.length);
     ctx.ledger.output();
     ctx.ledger.produce('documents', kept.length);
     stats.trajectory(t);
@@ -86,31 +134,34 @@ export async function* filteredTrajectories(inputs: string[], o: TrajectoriesOpt
   }
 }
 
-function drawTemplate(t: Trajectory, o: TrajectoriesOptions, seed: number, repeat?: number): TemplateName {
+function drawTemplate(t: Trajectory, weights: Record<string, number>, seed: number, repeat?: number): string {
   const key = t.key ?? t.source;
-  return new Rng(seed, 'trajectory-template', repeat ? `${key}#r${repeat}` : key).weighted(o.templates);
+  return new Rng(seed, 'trajectory-template', repeat ? `${key}#r${repeat}` : key).weighted(weights);
 }
+
+type Sample = Exclude<ReturnType<Sampler['sample']>, TrajectoryError>;
 
 /**
  * Repeat N of a mixture: the template drawn afresh from the seed and N, under the first use's id
- * (the mixture unit). A redrawn template whose sample does not parse back keeps the first one.
+ * (the mixture unit). A redrawn template whose sample cannot be made keeps the first one.
  */
-function redrawn(t: Trajectory, first: TemplateName, firstRendered: Rendered, o: TrajectoriesOptions, seed: number, repeat: number): Doc {
-  const name = drawTemplate(t, o, seed, repeat);
-  const r = name === first ? firstRendered : renderTrajectory(t, TEMPLATES[name], o.lossOn);
-  const parses = name === first || verify(t, TEMPLATES[name], r) === undefined;
-  const doc = parses ? toDoc(t, name, r, o, seed) : toDoc(t, first, firstRendered, o, seed);
+function redrawn(t: Trajectory, first: string, firstSample: Sample, byName: Map<string, Sampler>, weights: Record<string, number>, o: TrajectoriesOptions, seed: number, repeat: number): Doc {
+  const name = drawTemplate(t, weights, seed, repeat);
+  const r = name === first ? firstSample : byName.get(name)!.sample(t);
+  const doc = r instanceof TrajectoryError ? toDoc(t, first, firstSample, o, seed) : toDoc(t, name, r, o, seed);
   return { ...doc, id: toDocId(t, first, seed) };
 }
 
-const toDocId = (t: Trajectory, template: TemplateName, seed: number) => stableId(seed, 'trajectory', t.key ?? t.source, template);
+const toDocId = (t: Trajectory, template: string, seed: number) => stableId(seed, 'trajectory', t.key ?? t.source, template);
 
 /** Parses the sample back with the template's parser and compares messages, calls and the tools its header lists. */
 export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryError | undefined {
   const fail = (why: string) => new TrajectoryError(REASONS.roundtrip, `${t.source}: ${tpl.name}: the sample does not parse back: ${why}`);
   try {
     const parsed = parseTrajectory(r.text, r.special_spans, tpl);
-    const diff = firstDifference(t.messages, parsed.messages);
+    const kept = tpl.kept?.(t) ?? t.messages;
+    const expected = t.noSystem && tpl.defaultSystem ? [{ role: 'system' as const, content: tpl.defaultSystem(t) ?? '' }, ...kept.slice(1)] : kept;
+    const diff = firstDifference(expected, parsed.messages);
     if (diff) return fail(diff);
     const listed = [...parsed.header.tools.keys()].join(',');
     const want = tpl.listsTools(t) ? t.tools.map((x) => x.name).join(',') : '';
@@ -132,7 +183,8 @@ export function scaffoldMeta(t: Trajectory): Record<string, unknown> {
   return meta;
 }
 
-function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: TrajectoriesOptions, seed: number): Doc {
+function toDoc(t: Trajectory, template: string, sample: Sample, o: TrajectoriesOptions, seed: number): Doc {
+  const r = sample.rendered;
   const toolCalls = t.messages.reduce((n, m) => n + (m.calls?.length ?? 0), 0);
   const doc: Doc = {
     id: toDocId(t, template, seed),
@@ -153,6 +205,8 @@ function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: Trajectori
       // The header (system turn with the tool definitions) is [0, header_end); each boundary starts a turn.
       header_end: r.boundaries[0],
       boundaries: r.boundaries,
+      // What the template left out of the trajectory, by reason (chat templates: earlier reasoning, a call, ...).
+      ...(Object.keys(sample.dropped).length ? { dropped_content: sample.dropped } : {}),
     },
     special_spans: r.special_spans,
   };
@@ -161,7 +215,7 @@ function toDoc(t: Trajectory, template: TemplateName, r: Rendered, o: Trajectori
 }
 
 /** Every trajectory of the inputs this rank owns, in input order; unreadable ones counted by reason. */
-async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext, skipped: (file: string, why: string) => void): AsyncIterable<Trajectory> {
+export async function* readTrajectories(inputs: string[], o: TrajectoriesOptions, ctx: StageContext, skipped: (file: string, why: string) => void): AsyncIterable<Trajectory> {
   const { ledger, owns } = ctx;
   const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isTrajectoryFile)) {

@@ -15,9 +15,10 @@ interface TemplateFigures {
 /**
  * The stage's figures (its manifest's `stats.trajectories`): trajectories by input format and
  * tool-definition origin; documents, turns, tool calls and characters by template; the masked
- * share; samples that failed verification by template and reason; by scaffold, the trajectories read,
- * kept (a sample written) and dropped by the filters' reasons (filters.ts); input files skipped as
- * not trajectories (SWE-bench reports). Token counts by template are
+ * share; samples that failed verification by template and reason; content a template left out
+ * of the samples it made, by template and reason (`dropped_content`, see jinja/mask.ts); by
+ * scaffold, the trajectories read, kept (a sample written) and dropped by the filters' reasons
+ * (filters.ts); input files skipped as not trajectories (SWE-bench reports). Token counts by template are
  * in the pack report (`by_template`), where the tokenizer runs.
  */
 export class TrajectoryStats {
@@ -26,6 +27,7 @@ export class TrajectoryStats {
   private readonly toolsFrom: Record<string, number> = {};
   private readonly byTemplate: Record<string, Omit<TemplateFigures, 'masked_share'>> = {};
   private readonly rejectedBy: Record<string, Record<string, number>> = {};
+  private readonly droppedBy: Record<string, Record<string, number>> = {};
   private readonly examples: string[] = [];
   private readonly byScaffold: Record<string, { read: number; kept: number; dropped: Record<string, number> }> = {};
   private readonly skippedFiles: Record<string, string> = {};
@@ -50,7 +52,11 @@ export class TrajectoryStats {
     if (g) g.kept++;
   }
 
-  add(template: string, t: Trajectory, r: Rendered, tokens?: number): void {
+  add(template: string, t: Trajectory, r: Rendered, tokens?: number, dropped: Record<string, number | undefined> = {}): void {
+    for (const [reason, n] of Object.entries(dropped)) {
+      const d = (this.droppedBy[template] ??= {});
+      d[reason] = (d[reason] ?? 0) + (n ?? 0);
+    }
     const g = (this.byTemplate[template] ??= { documents: 0, turns: 0, tool_calls: 0, chars: 0, masked_chars: 0 });
     g.documents++;
     g.turns += r.turns;
@@ -84,6 +90,7 @@ export class TrajectoryStats {
       by_template: by,
       masked_share: chars ? masked / chars : 0,
       rejected: this.rejectedBy,
+      dropped_content: this.droppedBy,
       rejected_examples: this.examples,
       by_scaffold: this.byScaffold,
       skipped_files: this.skippedFiles,

@@ -3,9 +3,12 @@ import { parseError, splitCalls, splitToolsSection, toolTypes, withToolsSection,
 import type { Message, ToolCall, ToolDef } from '../model.js';
 
 /**
- * The Hermes tool format (Qwen2.5 and Qwen3 chat templates): tools as JSON lines in the system
- * turn, each call as `<tool_call>\n{"name": NAME, "arguments": {...}}\n</tool_call>`. JSON is
- * written the way the templates' `tojson` writes it (Python's `json.dumps`: `", "` and `": "`).
+ * The Hermes tool format as Qwen2.5's chat template writes it, byte for byte (a test holds it to
+ * transformers' rendering of the published template): tools as JSON lines in the system turn,
+ * each call as `<tool_call>\n{"name": NAME, "arguments": {...}}\n</tool_call>`, consecutive
+ * results as `<tool_response>` blocks of one user turn. JSON is written the way the template's
+ * `tojson` writes it (Python's `json.dumps`: `", "` and `": "`). An input without a system
+ * message gets Qwen2.5's default system text. Written from the format, not from the template.
  */
 const PREAMBLE = '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>';
 const INSTRUCTIONS = '\n</tools>\n\nFor each function call, return a json object with function name and arguments within ';
@@ -18,9 +21,14 @@ export function pyJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
+/** A tool as the row passes it to the template: `{type, function: {name, description, parameters}}`. */
 function toolJson(t: ToolDef): string {
-  return '\n' + pyJson({ type: 'function', function: t });
+  const fn = t.description === undefined ? { name: t.name, parameters: t.parameters } : { name: t.name, description: t.description, parameters: t.parameters };
+  return '\n' + pyJson({ type: 'function', function: fn });
 }
+
+/** Qwen2.5's system text for an input without a system message. */
+const QWEN_SYSTEM = 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.';
 
 function callJson(c: ToolCall): string {
   return `\n{"name": ${JSON.stringify(c.name)}, "arguments": ${pyJson(c.arguments)}}\n`;
@@ -42,6 +50,7 @@ function parseCall(body: string): ToolCall {
 export const hermes: Template = {
   name: 'hermes',
   toolResults: 'grouped',
+  defaultSystem: () => QWEN_SYSTEM,
   listsTools: (t) => t.tools.length > 0,
   system(w: Piece, content: string, t) {
     if (t.tools.length === 0) return w.text(content);

@@ -1,10 +1,12 @@
 import { SPECIAL } from '../../../doc/specials.js';
 import { parseError, splitCalls, splitToolsSection, withToolsSection, writeCalls, type ParsedContent, type ParsedHeader, type Piece, type Template } from '../chatml.js';
-import type { Message, ToolCall, ToolDef } from '../model.js';
+import type { Message, ToolCall, ToolDef, Trajectory } from '../model.js';
+import { pyJson } from './hermes.js';
 
 /**
- * Qwen3-Coder's tool format (its chat template and `qwen3coder_tool_parser`): tools as XML in the
- * system turn, and each call as
+ * Qwen3-Coder's tool format as its published chat template (the later Hub revision, with
+ * `render_extra_keys`) writes it, byte for byte (a test holds it to transformers' rendering):
+ * tools as XML in the system turn, and each call as
  *
  *   <tool_call>
  *   <function=NAME>
@@ -14,8 +16,11 @@ import type { Message, ToolCall, ToolDef } from '../model.js';
  *   </function>
  *   </tool_call>
  *
- * A string value is written as it is; any other value as JSON. The parser reads a value back by
- * the parameter's declared type: raw text for `string`, JSON otherwise (raw text when it is not JSON).
+ * A string value is written as it is, a mapping or list as JSON, anything else as Python's str()
+ * (`True`, `None`). Text beside calls is trimmed and followed by a blank line; each tool result
+ * block is followed by a newline. The parser (as `qwen3coder_tool_parser`) reads a value back by
+ * the parameter's declared type: raw text for `string`, JSON otherwise, then True/False/None,
+ * then raw text. Written from the format, not copied from the template.
  */
 const PREAMBLE = '# Tools\n\nYou have access to the following functions:\n\n<tools>';
 
@@ -27,24 +32,42 @@ const REMINDER =
   '\n\n<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified format: an inner <function=...></function> block must be nested within ';
 const REMINDER_TAIL =
   ' XML tags\n- Required parameters MUST be specified\n- You may provide optional reasoning for your function call in natural language BEFORE the function call, but NOT after\n' +
-  '- If there is no function call available, answer the question like a helpful assistant and do NOT include the function call tags\n</IMPORTANT>';
+  '- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls\n</IMPORTANT>';
 
-const xmlValue = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+/** The template's system text for an input without a system message but with tools. */
+const CODER_SYSTEM = 'You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks.';
+
+/** Python's str() of a JSON scalar, as the template's `| string` writes it. */
+function pyStr(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (v === null || v === undefined) return 'None';
+  return String(v);
+}
+
+/** A value as the template writes it: a mapping or list as JSON (`tojson`), anything else as Python's str(). */
+const xmlValue = (v: unknown) => (v !== null && typeof v === 'object' ? pyJson(v) : pyStr(v));
+
+/** `<KEY>VALUE</KEY>` lines for the keys the template does not handle by name. */
+const extraKeys = (o: Record<string, unknown>, handled: readonly string[]) =>
+  Object.entries(o)
+    .filter(([k]) => !handled.includes(k))
+    .map(([k, v]) => `\n<${k}>${xmlValue(v)}</${k}>`)
+    .join('');
 
 function toolXml(t: ToolDef): string {
-  const lines = ['\n<function>', `<name>${t.name}</name>`];
-  if (t.description !== undefined) lines.push(`<description>${t.description}</description>`);
-  lines.push('<parameters>');
+  let out = `\n<function>\n<name>${t.name}</name>`;
+  if (t.description !== undefined) out += `\n<description>${t.description.trim()}</description>`;
+  out += '\n<parameters>';
   for (const [k, p] of Object.entries(t.parameters.properties)) {
-    lines.push('<parameter>', `<name>${k}</name>`);
-    if (p.type !== undefined) lines.push(`<type>${xmlValue(p.type)}</type>`);
-    if (p.description !== undefined) lines.push(`<description>${xmlValue(p.description)}</description>`);
-    for (const [key, v] of Object.entries(p)) if (key !== 'type' && key !== 'description') lines.push(`<${key}>${JSON.stringify(v)}</${key}>`);
-    lines.push('</parameter>');
+    out += `\n<parameter>\n<name>${k}</name>`;
+    // The type through `| string`: a list of types is Python's repr of a list.
+    if (p.type !== undefined) out += `\n<type>${Array.isArray(p.type) ? `[${p.type.map((x) => `'${String(x)}'`).join(', ')}]` : pyStr(p.type)}</type>`;
+    if (p.description !== undefined) out += `\n<description>${pyStr(p.description).trim()}</description>`;
+    out += extraKeys(p, ['name', 'type', 'description']) + '\n</parameter>';
   }
-  if (t.parameters.required?.length) lines.push(`<required>${JSON.stringify(t.parameters.required)}</required>`);
-  lines.push('</parameters>', '</function>');
-  return lines.join('\n');
+  return out + extraKeys(t.parameters, ['type', 'properties']) + '\n</parameters>\n</function>';
 }
 
 function callXml(c: ToolCall): string {
@@ -71,12 +94,15 @@ function parseToolsXml(section: string): ParsedHeader['tools'] {
   return tools;
 }
 
+const PY_SCALARS: Record<string, unknown> = { True: true, False: false, None: null };
+
+/** A value back by its declared type: text for `string`, else JSON, else Python's True/False/None, else the text. */
 function parseValue(raw: string, type: string | undefined): unknown {
   if (type === 'string') return raw;
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    return raw in PY_SCALARS ? PY_SCALARS[raw] : raw;
   }
 }
 
@@ -103,9 +129,17 @@ function parseCall(body: string, header: ParsedHeader): ToolCall {
   return { name, arguments: args };
 }
 
+/** Content beside calls is written trimmed (and not at all when blank), so that is what a parse gives back. */
+function kept(t: Trajectory): Message[] {
+  return t.messages.map((m) => (m.role === 'assistant' && m.calls?.length ? { ...m, content: m.content.trim() } : m));
+}
+
 export const qwen3Coder: Template = {
   name: 'qwen3-coder',
   toolResults: 'grouped',
+  resultNewline: 'after',
+  defaultSystem: (t) => (t.tools.length ? CODER_SYSTEM : undefined),
+  kept,
   listsTools: (t) => t.tools.length > 0,
   system(w: Piece, content: string, t) {
     if (t.tools.length === 0) return w.text(content);
@@ -119,7 +153,7 @@ export const qwen3Coder: Template = {
     w.text(REMINDER_TAIL);
   },
   assistant(w: Piece, m: Message) {
-    writeCalls(w, m, callXml);
+    writeCalls(w, m.calls?.length ? { ...m, content: m.content.trim() } : m, callXml, '\n\n');
   },
   parseSystem(c: ParsedContent): ParsedHeader {
     const { content, section } = splitToolsSection(c.text, PREAMBLE);
@@ -130,7 +164,7 @@ export const qwen3Coder: Template = {
     return { content, tools: parseToolsXml(section) };
   },
   parseAssistant(c: ParsedContent, header: ParsedHeader): Message {
-    const { text, bodies } = splitCalls(c);
+    const { text, bodies } = splitCalls(c, '\n\n');
     return bodies.length ? { role: 'assistant', content: text, calls: bodies.map((b) => parseCall(b, header)) } : { role: 'assistant', content: text };
   },
 };

@@ -73,7 +73,8 @@ export const textAction: Template = {
   listsTools: (t) => t.tools.length > 0 && !t.callsFromText,
   system(w: Piece, content: string, t) {
     if (t.tools.length === 0 || t.callsFromText) return w.text(content);
-    w.text(withToolsSection(content, PREAMBLE + t.tools.map(toolLine).join('')));
+    const section = PREAMBLE + t.tools.map(toolLine).join('');
+    w.text(content === '' ? section : withToolsSection(content, section));
   },
   assistant(w: Piece, m: Message) {
     const calls = m.calls ?? [];
