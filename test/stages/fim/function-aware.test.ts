@@ -100,6 +100,7 @@ function readBack(s: Doc): { rebuilt: string; context: string } {
 async function checkSamples(docs: Doc[], label: string): Promise<FimStats> {
   const seen = new Set<string>();
   let stats: FimStats | undefined;
+  const files = docs.flatMap((d) => parseFiles(d)); // parsed once, not once per sample
   for (const format of ['fim', 'chat_fim', 'sr_fim'] as const) {
     for (const seed of [1, 2]) {
       const ctx = defaultContext({ seed });
@@ -108,7 +109,7 @@ async function checkSamples(docs: Doc[], label: string): Promise<FimStats> {
       assert.deepEqual(stats.verify_failed, {}, `${label}: no verification failure`);
       for (const s of out.filter((d) => d.meta.function)) {
         const fn = s.meta.function as Record<string, any>;
-        const source = docs.flatMap((d) => parseFiles(d)).find((f) => f.path === fn.file && (s.meta.repo === undefined || f.repo === s.meta.repo))!.content;
+        const source = files.find((f) => f.path === fn.file && (s.meta.repo === undefined || f.repo === s.meta.repo))!.content;
         const [a, b] = s.meta.span as [number, number];
         const middle = source.slice(a, b);
         const where = `${label} ${s.meta.format} ${fn.qualified_name}`;
