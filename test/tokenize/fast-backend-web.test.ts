@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { identitySweep, referenceTokenizer, samplePages, webSetPages } from '../helpers/web-pages.js';
+import { slow } from '../helpers/tiers.js';
 
 /**
  * A seeded sample of the shared web development sets (many languages and scripts, as real
@@ -10,7 +11,7 @@ import { identitySweep, referenceTokenizer, samplePages, webSetPages } from '../
  */
 const SAMPLE = { seed: 29, perSet: [100, 10] };
 
-test('fast backend: identical ids to @huggingface/tokenizers on a seeded sample of pages of both shared web development sets', async (t) => {
+test('fast backend: identical ids to @huggingface/tokenizers on a seeded sample of pages of both shared web development sets', slow, async (t) => {
   const sets = webSetPages();
   if (!sets) return t.skip('the shared web sets are not on this machine');
   assert.ok(sets.flat().length > 1100, `only ${sets.flat().length} pages in the sets`);

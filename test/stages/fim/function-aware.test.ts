@@ -15,6 +15,7 @@ import { reconstructFim, verifySrFim } from '../../../src/stages/fim/fim-sample.
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import { DEFAULT_FIM_OPTIONS, fimStage, type FimOptions, type FimStats } from '../../../src/stages/fim/stage.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** A real Python repository outside data-samples: PyYAML as Debian's python3-yaml installs it, else the standard library's json. */
 function pythonRepo(): { name: string; dir: string } {
@@ -140,14 +141,14 @@ function parseFiles(d: Doc): { repo: string; path: string; content: string }[] {
 
 const requireRepo = (d: Doc) => parseRepoDocument(d);
 
-test('function-aware samples on the data-samples repositories: one whole function, byte-exact, called in the context, thresholds met', async () => {
+test('function-aware samples on the data-samples repositories: one whole function, byte-exact, called in the context, thresholds met', slow, async () => {
   const stats = await checkSamples(await dataSampleRepoDocs(), 'data-samples');
   const js = stats.function_aware!.languages.javascript!;
   assert.ok(js.functions > 100 && js.selected > 0);
   assert.equal(js.functions, js.candidates + Object.values(js.rejected).reduce((a, b) => a + b, 0), 'the funnel adds up');
 });
 
-test(`function-aware samples on a real Python repository (${pythonRepo().name}, not from data-samples)`, async () => {
+test(`function-aware samples on a real Python repository (${pythonRepo().name}, not from data-samples)`, slow, async () => {
   const doc = pythonRepoDoc();
   const stats = await checkSamples([doc], pythonRepo().name);
   const py = stats.function_aware!.languages.python!;
@@ -196,7 +197,7 @@ test('same seed, same samples; a lone file without its repository passes through
   assert.equal((ctx.stats.fim as FimStats).skipped.function_aware_without_repository, 1);
 });
 
-test('midpack fim --spans function-aware writes the funnel into OUT.manifest.json', () => {
+test('midpack fim --spans function-aware writes the funnel into OUT.manifest.json', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-fa-'));
   const out = join(dir, 'fim.jsonl');
   const r = spawnSync(process.execPath, [join(repoRoot, 'dist/src/cli/main.js'), 'fim', join(repoRoot, 'data-samples/repos/commander/lib'), '--out', out, '--fim-rate', '1', '--spans', 'function-aware', '--quiet'], { encoding: 'utf8' });
