@@ -77,9 +77,9 @@ export function identitySweep(paths: string[], reference: Tokenizer, fast: MidTo
     if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) continue;
     const expected = reference.encode(text, { add_special_tokens: false }).ids;
     const got = fast.encodePlain(text);
-    if (got.length !== expected.length || got.some((v, i) => v !== expected[i])) {
-      result.mismatches.push(`${path}: ${got.length} tokens vs ${expected.length}, ids differ at token ${got.findIndex((v, i) => v !== expected[i])}`);
-    }
+    let at = 0;
+    while (at < got.length && at < expected.length && got[at] === expected[at]) at++;
+    if (at < got.length || at < expected.length) result.mismatches.push(`${path}: ${got.length} tokens vs ${expected.length}, ids differ from token ${at}`);
     result.pages++;
     result.chars += text.length;
   }
