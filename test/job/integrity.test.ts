@@ -67,7 +67,7 @@ test('1: the same through midpack run: a changed documents source and seq-len, k
   await assertOutput(out, b, 512);
 });
 
-test('2: a killed pack of a.jsonl, then pack b.jsonl into the same folder: refused, or with --overwrite exactly b', async () => {
+test('2: a killed pack of a.jsonl, then pack b.jsonl into the same folder: refused, or with --overwrite exactly b', slow, async () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 40, 5);
   const b = writeDocs(join(dir, 'b.jsonl'), 'b', SOURCES, 30, 6);
@@ -125,7 +125,7 @@ test('3: midpack run with a source that yields nothing exits non-zero', () => {
   assert.match(r.stderr, /no documents were packed/);
 });
 
-test('4: --overlong drop counts the dropped documents as dropped in the ledger and the summary', () => {
+test('4: --overlong drop counts the dropped documents as dropped in the ledger and the summary', slow, () => {
   const dir = tmp();
   const texts = ['short one', 'short two', 'x'.repeat(20) + ' a much longer document '.repeat(40)];
   writeFileSync(join(dir, 'd.jsonl'), texts.map((text, i) => JSON.stringify({ id: `d${i}`, text })).join('\n') + '\n');
@@ -173,7 +173,7 @@ test('5: a non-midpack folder is refused and its .work and *.tmp-N files stay; i
   assert.ok(!existsSync(join(out, 'shards', 'part-00000.arrow.tmp-99999')));
 });
 
-test('6: another dataset or --name is refused; --overwrite leaves no file of the old one, and keeps the user\'s', async () => {
+test('6: another dataset or --name is refused; --overwrite leaves no file of the old one, and keeps the user\'s', slow, async () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 30, 9);
   const out = join(dir, 'out');
@@ -221,7 +221,7 @@ test('7: a second pack into a folder in use fails with a clear message; a stale 
   assert.match(again.stderr, /removing the stale lock of process \d+/);
 });
 
-test('14: --workers beyond the core count is capped, and says so', async () => {
+test('14: --workers beyond the core count is capped, and says so', slow, async () => {
   const dir = tmp();
   const docs = writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 5, 12);
   const r = midpack(['pack', join(dir, 'a.jsonl'), '--out', join(dir, 'out'), ...small(512), '--workers', '64']);
@@ -230,7 +230,7 @@ test('14: --workers beyond the core count is capped, and says so', async () => {
   await assertOutput(join(dir, 'out'), docs, 512);
 });
 
-test('16: an input given twice is read once; a midpack output inside an input folder is skipped', async () => {
+test('16: an input given twice is read once; a midpack output inside an input folder is skipped', slow, async () => {
   const dir = tmp();
   const data = join(dir, 'data');
   mkdirSync(data);

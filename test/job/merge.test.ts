@@ -108,7 +108,7 @@ test('merge: three Slurm-array ranks merge into one balanced output holding ever
   assert.deepEqual([...starts].sort(), [...f.ids].sort());
 });
 
-test('merge: the merged documents and their tokens equal a single-rank run\'s, document for document; document figures too', async () => {
+test('merge: the merged documents and their tokens equal a single-rank run\'s, document for document; document figures too', slow, async () => {
   const f = await setup();
   const merged = documentsOf(readRows(f.merged));
   const single = documentsOf(readRows(f.single));
@@ -159,7 +159,7 @@ test('merge: Megatron datasets are the ranks\' sequences in rank order, in the l
   assert.equal(new Uint32Array(lengths.buffer, lengths.byteOffset, lengths.byteLength / 4).reduce((a, b) => a + b, 0), manifest.counts.tokens);
 });
 
-test('merge: argument order, --copy and a re-merge into the same folder give byte-identical outputs', async () => {
+test('merge: argument order, --copy and a re-merge into the same folder give byte-identical outputs', slow, async () => {
   const f = await setup();
   const expected = hashTree(f.merged);
   const reordered = join(f.dir, 'merged-reordered');
@@ -229,7 +229,7 @@ test('merge: a missing rank, a duplicated rank, other settings and folders that 
   assert.equal(readJson(join(f.single, 'manifest.json')).rank, 0, 'the pack output is untouched');
 });
 
-test('merge: a shard that differs from its manifest is refused (size always, checksum with --verify)', async () => {
+test('merge: a shard that differs from its manifest is refused (size always, checksum with --verify)', slow, async () => {
   const f = await setup();
   const [r0, r1, r2] = f.rankDirs as [string, string, string];
   const bad = join(f.dir, 'corrupt-rank-1');

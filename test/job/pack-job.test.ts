@@ -129,7 +129,7 @@ test('pack: the manifest balances with malformed lines, empty texts, a record wi
   assert.match(r.stderr, /corpus\.jsonl:\d+: line is not valid UTF-8/);
 });
 
-test('pack: the same bytes for 1, 2 and 4 workers', () => {
+test('pack: the same bytes for 1, 2 and 4 workers', slow, () => {
   const dir = tmp();
   const { path } = realCorpus(dir);
   const hashes = [1, 2, 4].map((w) => {
