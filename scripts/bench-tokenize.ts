@@ -7,6 +7,8 @@
  * fast backend on 2 workers, so the one run also prints the issue's pack figures: pack MB/s per
  * worker with each backend and their ratio, pack / tokenize alone, 1 -> 2 worker scaling, peak
  * RSS. The ids of the two backends must hash alike over the whole corpus, or the benchmark fails.
+ * Then the identity sweep over every page of both shared web development sets (many languages
+ * and scripts; the tests sweep a seeded sample): one page whose ids differ fails the benchmark.
  *
  *   npm run bench:tokenize -- [--mb 100]
  */
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
 
 interface Measure {
   mode: string;
@@ -104,6 +107,23 @@ async function main(): Promise<void> {
     ].join('\n') + '\n',
   );
   if (!sameIds || !sameShards) process.exitCode = 1;
+  if (!(await webIdentity())) process.exitCode = 1;
+}
+
+/** The fast backend against @huggingface/tokenizers on every page of the shared web sets; false if one differs. */
+async function webIdentity(): Promise<boolean> {
+  const sets = webSetPages();
+  if (!sets) {
+    process.stdout.write('web sets: not on this machine, the identity sweep over them is not run\n');
+    return true;
+  }
+  const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
+  const t0 = performance.now();
+  const r = identitySweep(sets.flat(), referenceTokenizer(), await loadTokenizer('qwen3', 'fast'));
+  const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+  process.stdout.write(`ids over the web sets: ${r.mismatches.length === 0 ? 'identical' : `DIFFERENT on ${r.mismatches.length} pages`} (${r.pages} pages, ${r.chars} characters, ${seconds} s)\n`);
+  for (const m of r.mismatches.slice(0, 20)) process.stdout.write(`  ${m}\n`);
+  return r.mismatches.length === 0;
 }
 
 await main();

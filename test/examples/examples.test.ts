@@ -7,10 +7,11 @@ import { join, resolve } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
 const hasPython = (modules: string) => spawnSync('python3', ['-c', `import ${modules}`]).status === 0;
 
-test('the shipped examples run on a pack output: midpack_dataset.py with the manifest pad id, hf_load.py', (t) => {
+test('the shipped examples run on a pack output: midpack_dataset.py with the manifest pad id, hf_load.py', slow, (t) => {
   const out = join(mkdtempSync(join(tmpdir(), 'midpack-examples-')), 'out');
   const r = midpack(['pack', join(repoRoot, 'data-samples/docs'), '--out', out, '--seq-len', '16384', '--workers', '1', '--quiet']);
   assert.equal(r.status, 0, r.stderr);

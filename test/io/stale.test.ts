@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliPath, midpack } from '../helpers/run-cli.js';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
 /** Stack-v2 style rows of real source: every .js file of a few installed packages. */
 function rowsFile(dir: string): string {
@@ -24,7 +25,7 @@ function rowsFile(dir: string): string {
   return file;
 }
 
-test('after a kill, a rerun removes the OUT.tmp-PID files and marked spill folders of the dead run, and nothing else', async () => {
+test('after a kill, a rerun removes the OUT.tmp-PID files and marked spill folders of the dead run, and nothing else', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-stale-'));
   const rows = rowsFile(dir);
   const work = join(dir, 'work');

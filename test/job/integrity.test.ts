@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
 import { cliPath, hashTree, midpack } from '../helpers/run-cli.js';
 import { outputProblems, writeDocs } from '../helpers/shard-check.js';
+import { slow } from '../helpers/tiers.js';
 
 /**
  * Output integrity (issue 17): resumes never mix runs, a user's files are never deleted, one
@@ -34,7 +35,7 @@ async function assertOutput(out: string, docs: Map<string, string>, L: number): 
   assert.deepEqual(await outputProblems(out, docs, L), []);
 }
 
-test('1: a killed rerun into a finished output of other inputs and seq-len never resumes from its shards', async () => {
+test('1: a killed rerun into a finished output of other inputs and seq-len never resumes from its shards', slow, async () => {
   const dir = tmp();
   const a = writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 40, 1);
   const b = writeDocs(join(dir, 'b.jsonl'), 'b', SOURCES, 25, 2);
@@ -48,7 +49,7 @@ test('1: a killed rerun into a finished output of other inputs and seq-len never
   assert.ok(a.size > 0);
 });
 
-test('1: the same through midpack run: a changed documents source and seq-len, killed, rerun', async () => {
+test('1: the same through midpack run: a changed documents source and seq-len, killed, rerun', slow, async () => {
   const dir = tmp();
   const out = join(dir, 'out');
   const config = (input: string, L: number) => {
@@ -66,7 +67,7 @@ test('1: the same through midpack run: a changed documents source and seq-len, k
   await assertOutput(out, b, 512);
 });
 
-test('2: a killed pack of a.jsonl, then pack b.jsonl into the same folder: refused, or with --overwrite exactly b', async () => {
+test('2: a killed pack of a.jsonl, then pack b.jsonl into the same folder: refused, or with --overwrite exactly b', slow, async () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 40, 5);
   const b = writeDocs(join(dir, 'b.jsonl'), 'b', SOURCES, 30, 6);
@@ -81,7 +82,7 @@ test('2: a killed pack of a.jsonl, then pack b.jsonl into the same folder: refus
   assert.deepEqual(m.inputs.map((i: { path: string }) => i.path), [join(dir, 'b.jsonl')]);
 });
 
-test('3: nothing packed exits non-zero naming why; --text-field, --allow-empty, --max-drop-rate', async () => {
+test('3: nothing packed exits non-zero naming why; --text-field, --allow-empty, --max-drop-rate', slow, async () => {
   const dir = tmp();
   const out = (n: string) => join(dir, `out-${n}`);
   const readme = midpack(['pack', join(repoRoot, 'README.md'), '--out', out('readme'), ...small(512)]);
@@ -124,7 +125,7 @@ test('3: midpack run with a source that yields nothing exits non-zero', () => {
   assert.match(r.stderr, /no documents were packed/);
 });
 
-test('4: --overlong drop counts the dropped documents as dropped in the ledger and the summary', () => {
+test('4: --overlong drop counts the dropped documents as dropped in the ledger and the summary', slow, () => {
   const dir = tmp();
   const texts = ['short one', 'short two', 'x'.repeat(20) + ' a much longer document '.repeat(40)];
   writeFileSync(join(dir, 'd.jsonl'), texts.map((text, i) => JSON.stringify({ id: `d${i}`, text })).join('\n') + '\n');
@@ -144,7 +145,7 @@ test('4: --overlong drop counts the dropped documents as dropped in the ledger a
   assert.match(all.stderr, /3 in, 0 packed/);
 });
 
-test('5: a non-midpack folder is refused and its .work and *.tmp-N files stay; in its own output midpack removes only its own names', () => {
+test('5: a non-midpack folder is refused and its .work and *.tmp-N files stay; in its own output midpack removes only its own names', slow, () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 10, 8);
   const user = join(dir, 'user');
@@ -172,7 +173,7 @@ test('5: a non-midpack folder is refused and its .work and *.tmp-N files stay; i
   assert.ok(!existsSync(join(out, 'shards', 'part-00000.arrow.tmp-99999')));
 });
 
-test('6: another dataset or --name is refused; --overwrite leaves no file of the old one, and keeps the user\'s', async () => {
+test('6: another dataset or --name is refused; --overwrite leaves no file of the old one, and keeps the user\'s', slow, async () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 30, 9);
   const out = join(dir, 'out');
@@ -191,7 +192,7 @@ test('6: another dataset or --name is refused; --overwrite leaves no file of the
   await assertOutput(out, b, 1024);
 });
 
-test('7: a second pack into a folder in use fails with a clear message; a stale lock is taken over', async () => {
+test('7: a second pack into a folder in use fails with a clear message; a stale lock is taken over', slow, async () => {
   const dir = tmp();
   const docs = writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 12, 11);
   const out = join(dir, 'out');
@@ -220,7 +221,7 @@ test('7: a second pack into a folder in use fails with a clear message; a stale 
   assert.match(again.stderr, /removing the stale lock of process \d+/);
 });
 
-test('14: --workers beyond the core count is capped, and says so', async () => {
+test('14: --workers beyond the core count is capped, and says so', slow, async () => {
   const dir = tmp();
   const docs = writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 5, 12);
   const r = midpack(['pack', join(dir, 'a.jsonl'), '--out', join(dir, 'out'), ...small(512), '--workers', '64']);
@@ -229,7 +230,7 @@ test('14: --workers beyond the core count is capped, and says so', async () => {
   await assertOutput(join(dir, 'out'), docs, 512);
 });
 
-test('16: an input given twice is read once; a midpack output inside an input folder is skipped', async () => {
+test('16: an input given twice is read once; a midpack output inside an input folder is skipped', slow, async () => {
   const dir = tmp();
   const data = join(dir, 'data');
   mkdirSync(data);
@@ -248,7 +249,7 @@ test('16: an input given twice is read once; a midpack output inside an input fo
   assert.match(again.stderr, /skipping .*out: it is a midpack output folder/);
 });
 
-test('15: merge refuses ranks packed from different inputs with the same settings', () => {
+test('15: merge refuses ranks packed from different inputs with the same settings', slow, () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 12, 14);
   writeDocs(join(dir, 'b.jsonl'), 'b', SOURCES, 12, 15);
@@ -267,7 +268,7 @@ test('15: merge refuses ranks packed from different inputs with the same setting
   assert.equal(ok.status, 0, ok.stderr);
 });
 
-test('15: a counts file with one flipped byte is refused by mask apply, merge and show; the same counts twice are not merged', () => {
+test('15: a counts file with one flipped byte is refused by mask apply, merge and show; the same counts twice are not merged', slow, () => {
   const dir = tmp();
   writeDocs(join(dir, 'a.jsonl'), 'a', SOURCES, 30, 16);
   const counts = join(dir, 'c.bin');

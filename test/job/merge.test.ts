@@ -9,6 +9,7 @@ import { mergeStages } from '../../src/job/merge-report.js';
 import { repoRoot } from '../helpers/paths.js';
 import { cliPath, hashTree, midpack } from '../helpers/run-cli.js';
 import { documentsOf, readRows } from '../helpers/shard-rows.js';
+import { slow } from '../helpers/tiers.js';
 
 const L = 4096;
 const PREFIX_KEYS = ['text', 'lossMask', 'docLens'] as const;
@@ -77,7 +78,7 @@ function setup(): Promise<Fixture> {
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
-test('merge: three Slurm-array ranks merge into one balanced output holding every input document once, with the ranks\' counts summed', async () => {
+test('merge: three Slurm-array ranks merge into one balanced output holding every input document once, with the ranks\' counts summed', slow, async () => {
   const f = await setup();
   const manifest = readJson(join(f.merged, 'manifest.json'));
   const ranks = f.rankDirs.map((d) => readJson(join(d, 'manifest.json')));
@@ -107,7 +108,7 @@ test('merge: three Slurm-array ranks merge into one balanced output holding ever
   assert.deepEqual([...starts].sort(), [...f.ids].sort());
 });
 
-test('merge: the merged documents and their tokens equal a single-rank run\'s, document for document; document figures too', async () => {
+test('merge: the merged documents and their tokens equal a single-rank run\'s, document for document; document figures too', slow, async () => {
   const f = await setup();
   const merged = documentsOf(readRows(f.merged));
   const single = documentsOf(readRows(f.single));
@@ -158,7 +159,7 @@ test('merge: Megatron datasets are the ranks\' sequences in rank order, in the l
   assert.equal(new Uint32Array(lengths.buffer, lengths.byteOffset, lengths.byteLength / 4).reduce((a, b) => a + b, 0), manifest.counts.tokens);
 });
 
-test('merge: argument order, --copy and a re-merge into the same folder give byte-identical outputs', async () => {
+test('merge: argument order, --copy and a re-merge into the same folder give byte-identical outputs', slow, async () => {
   const f = await setup();
   const expected = hashTree(f.merged);
   const reordered = join(f.dir, 'merged-reordered');
@@ -182,7 +183,7 @@ test('merge: argument order, --copy and a re-merge into the same folder give byt
   assert.deepEqual(hashTree(reordered), expected);
 });
 
-test('merge: a missing rank, a duplicated rank, other settings and folders that are not rank outputs exit 1 naming them', async () => {
+test('merge: a missing rank, a duplicated rank, other settings and folders that are not rank outputs exit 1 naming them', slow, async () => {
   const f = await setup();
   const [r0, r1, r2] = f.rankDirs as [string, string, string];
   const refused = join(f.dir, 'refused');
@@ -234,7 +235,7 @@ test('merge: a missing rank, a duplicated rank, other settings and folders that 
   assert.equal(readJson(join(f.single, 'manifest.json')).rank, 0, 'the pack output is untouched');
 });
 
-test('merge: a shard that differs from its manifest is refused (size always, checksum with --verify)', async () => {
+test('merge: a shard that differs from its manifest is refused (size always, checksum with --verify)', slow, async () => {
   const f = await setup();
   const [r0, r1, r2] = f.rankDirs as [string, string, string];
   const bad = join(f.dir, 'corrupt-rank-1');
@@ -288,7 +289,7 @@ test('merge: stage figures merge across ranks (ledgers merged, counts summed, ra
   assert.equal(mergeStages([undefined, undefined]), undefined);
 });
 
-test('merge: a rank that got no documents adds no shard; the merge of one document equals a one-rank run byte for byte', async () => {
+test('merge: a rank that got no documents adds no shard; the merge of one document equals a one-rank run byte for byte', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-merge-empty-'));
   const one = join(dir, 'one.jsonl');
   writeFileSync(one, readFileSync(join(repoRoot, 'data-samples', 'docs', 'packages.jsonl'), 'utf8').split('\n')[0] + '\n');

@@ -8,6 +8,7 @@ import { StreamingPacker } from '../../src/pack/index.js';
 import { readRows, documentsOf } from '../helpers/shard-rows.js';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
 const L = 2048;
 const WANT_DOCS = 75_000;
@@ -48,7 +49,7 @@ function realDocs(): RealDoc[] {
   return docs;
 }
 
-test('pack at scale on real code and prose sorted ascending, descending and grouped by file type: bins <= lower bound + 2, every document token-exact', async () => {
+test('pack at scale on real code and prose sorted ascending, descending and grouped by file type: bins <= lower bound + 2, every document token-exact', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-pack-real-'));
   try {
     const docs = realDocs();

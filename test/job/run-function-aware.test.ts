@@ -7,8 +7,9 @@ import YAML from 'yaml';
 import { loadRunConfig } from '../../src/job/run-config.js';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
-test('midpack run: a fim stage with function-aware spans puts its funnel into the manifest and report.stages', () => {
+test('midpack run: a fim stage with function-aware spans puts its funnel into the manifest and report.stages', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-run-fa-'));
   const out = join(dir, 'out');
   const cfg = {

@@ -9,6 +9,7 @@ import { hashTree, midpack } from '../helpers/run-cli.js';
 import { documentsOf, readRows, type Row } from '../helpers/shard-rows.js';
 import { MegatronIndexedReader, megatronPrefixes } from '../../src/write/megatron.js';
 import { pythonHas, runPythonJson } from '../write/fixtures.js';
+import { slow } from '../helpers/tiers.js';
 
 /**
  * Token-budgeted mixtures end to end, on real code and documents with the real Qwen3 tokenizer:
@@ -70,7 +71,7 @@ const dir = mkdtempSync(join(tmpdir(), 'midpack-mixture-'));
 const single = join(dir, 'single');
 const ok = (r: { status: number | null; stderr: string }) => assert.equal(r.status, 0, r.stderr);
 
-test('four sources: achieved shares within 0.5 points of the targets, recomputed from the shards', () => {
+test('four sources: achieved shares within 0.5 points of the targets, recomputed from the shards', slow, () => {
   ok(midpack(['run', config(dir, 'single'), '--keep-work', '--no-progress']));
   const report = json(join(single, 'report.json'));
   const ids = sourceOfIds(single);
@@ -114,7 +115,7 @@ test('four sources: achieved shares within 0.5 points of the targets, recomputed
   assert.ok(redrawn.length > 0 && redrawn.length < repeats.length, `the FIM stage drew afresh for the repeats (${redrawn.length} of ${repeats.length} differ from their first use)`);
 });
 
-test('1 rank and 3 ranks merged hold the same documents, repeats included, with the same tokens', () => {
+test('1 rank and 3 ranks merged hold the same documents, repeats included, with the same tokens', slow, () => {
   const multi = config(dir, 'multi');
   const slurm = (r: number) => ({ SLURM_ARRAY_TASK_ID: String(r), SLURM_ARRAY_TASK_COUNT: '3' });
   // Without the counts of every rank the run refuses to sample.
@@ -140,7 +141,7 @@ test('1 rank and 3 ranks merged hold the same documents, repeats included, with 
   }
 });
 
-test('perSource: one Megatron dataset and Arrow folder per source, and a blend line whose weights are the targets', async (t) => {
+test('perSource: one Megatron dataset and Arrow folder per source, and a blend line whose weights are the targets', slow, async (t) => {
   const out = join(dir, 'per-source');
   ok(midpack(['run', config(dir, 'per-source', { perSource: true }), '--keep-work', '--no-progress']));
   const report = json(join(out, 'report.json'));
@@ -180,7 +181,7 @@ test('perSource: one Megatron dataset and Arrow folder per source, and a blend l
   for (const name of Object.keys(TARGETS)) assert.equal(report.mixture.sources[name].achieved_tokens, json(join(single, 'report.json')).mixture.sources[name].achieved_tokens);
 });
 
-test('a target that maxRepeat cannot meet: reported before packing, an error with --strict-mixture', () => {
+test('a target that maxRepeat cannot meet: reported before packing, an error with --strict-mixture', slow, () => {
   const short = config(dir, 'short', {}, (c) => {
     (c.sources as Record<string, unknown>[])[3]!.maxRepeat = 2;
   });
@@ -196,7 +197,7 @@ test('a target that maxRepeat cannot meet: reported before packing, an error wit
   assert.match(s.reason, /^short by \d+ tokens within maxRepeat 2$/);
 });
 
-test('a mixture run killed while packing resumes to the same bytes, for 1 or 2 workers; another target is refused in the same folder, and replaced with --overwrite', () => {
+test('a mixture run killed while packing resumes to the same bytes, for 1 or 2 workers; another target is refused in the same folder, and replaced with --overwrite', slow, () => {
   const ref = config(dir, 'resume-ref');
   ok(midpack(['run', ref, '--no-progress', '--workers', '1']));
   const expected = hashTree(join(dir, 'resume-ref'));
@@ -224,7 +225,7 @@ test('a mixture run killed while packing resumes to the same bytes, for 1 or 2 w
   assert.ok(Math.abs(json(join(dir, 'resumed', 'report.json')).mixture.sources.small.achieved_share - 0.16) < 0.005);
 });
 
-test('repeats of a trajectory source draw their template afresh from the seed and the repeat index', () => {
+test('repeats of a trajectory source draw their template afresh from the seed and the repeat index', slow, () => {
   const out = join(dir, 'trajectories');
   const path = join(dir, 'trajectories.yaml');
   writeFileSync(path, YAML.stringify({

@@ -7,13 +7,14 @@ import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
 import { readRows, documentsOf } from '../helpers/shard-rows.js';
+import { slow } from '../helpers/tiers.js';
 
 /**
  * The whole two-phase masked pipeline over three ranks, each a separate process with the Slurm
  * variables set: prepare, merge the segment counts, pack with the merged counts, merge the ranks.
  * The merged output holds exactly the documents, tokens and loss masks of a one-rank run.
  */
-test('run over 3 ranks (hand-set Slurm variables, no scheduler) + merge equals a 1-rank run, document for document', () => {
+test('run over 3 ranks (hand-set Slurm variables, no scheduler) + merge equals a 1-rank run, document for document', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-ranks-'));
   const cfg = YAML.parse(readFileSync(join(repoRoot, 'examples', 'pipeline.yaml'), 'utf8'));
   for (const s of cfg.sources) s.inputs = s.inputs.map((p: string) => join(repoRoot, 'examples', p));

@@ -8,8 +8,9 @@ import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { StreamingPacker } from '../../src/pack/index.js';
 import { TsStreamingPacker } from './ts-packer.js';
 import { runPacker } from './helpers.js';
+import { slow } from '../helpers/tiers.js';
 
-test("'boundary' cuts a real repository document (commander's sources, Qwen3 tokens) at its <|file_sep|> tokens and repeats the header", async () => {
+test("'boundary' cuts a real repository document (commander's sources, Qwen3 tokens) at its <|file_sep|> tokens and repeats the header", slow, async () => {
   const tok = await loadTokenizer();
   const dir = join('node_modules', 'commander', 'lib');
   const files = readdirSync(dir).sort().map((f) => ({ path: `lib/${f}`, content: readFileSync(join(dir, f), 'utf8') }));

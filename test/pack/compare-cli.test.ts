@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareStrategies, mixtureLengths, mixtureSample, orderLengths } from '../../src/pack/index.js';
+import { slow } from '../helpers/tiers.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -14,7 +15,7 @@ function midpack(...args: string[]) {
   return spawnSync(process.execPath, [main, ...args], { encoding: 'utf8' });
 }
 
-test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', async () => {
+test('midpack compare --json prints the five strategies with the documented fields, equal to compareStrategies', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
   try {
     const lengths = Array.from(mixtureLengths(20_000, 5));
@@ -41,7 +42,7 @@ test('midpack compare --json prints the five strategies with the documented fiel
   }
 });
 
-test('midpack compare names the file and line of a malformed or negative length, and exits 1', () => {
+test('midpack compare names the file and line of a malformed or negative length, and exits 1', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
   try {
     writeFileSync(join(dir, 'neg.txt'), '100\n200\n-7\n');
@@ -60,7 +61,7 @@ test('midpack compare names the file and line of a malformed or negative length,
   }
 });
 
-test('midpack compare --order: the baselines change with the order, best fit stays within the lower bound + 2; a .u32 file reads the same', async () => {
+test('midpack compare --order: the baselines change with the order, best fit stays within the lower bound + 2; a .u32 file reads the same', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-compare-'));
   try {
     // grouped by kind, as a job emits its sources: the hard case for arrival-order packing

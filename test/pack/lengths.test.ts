@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mixtureLengths, readLengthFile } from '../../src/pack/index.js';
 import { writeLengthFile } from '../../scripts/gen-lengths.js';
+import { slow } from '../helpers/tiers.js';
 
 async function readAll(path: string, batchSize?: number): Promise<number[]> {
   const out: number[] = [];
@@ -36,7 +37,7 @@ test('readLengthFile streams lengths in batches, with or without a final newline
   }
 });
 
-test('gen-lengths writes the seeded mixture: same seed, same bytes; another seed, other lengths', async () => {
+test('gen-lengths writes the seeded mixture: same seed, same bytes; another seed, other lengths', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-gen-'));
   try {
     await writeLengthFile(join(dir, 'a.txt'), 100_000, 3);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { slow } from '../helpers/tiers.js';
 
 const script = fileURLToPath(new URL('../../../native/scripts/test.sh', import.meta.url));
 
@@ -17,7 +18,7 @@ function hasCompiler(): boolean {
 const compiler = hasCompiler();
 if (!compiler) process.stdout.write('# skipping the sanitized C++ tests: no C++ compiler (g++ or $CXX) on PATH\n');
 
-test('the C++ core passes its own tests and randomized driver under ASan and UBSan (short run)', { skip: !compiler && 'no C++ compiler' }, () => {
+test('the C++ core passes its own tests and randomized driver under ASan and UBSan (short run)', { skip: slow.skip || (!compiler && 'no C++ compiler') }, () => {
   const r = spawnSync('bash', [script, '--short'], { encoding: 'utf8', timeout: 300_000 });
   assert.equal(r.status, 0, `native/scripts/test.sh --short failed:\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /native packer tests passed: 300 randomized cases/);

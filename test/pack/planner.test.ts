@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/random.js';
 import { planBins, resolvePackerOptions, UnitTally, OVERLONG_POLICIES, binOrder, type ClosedBins, type PlanBatch, type OverlongPolicy } from '../../src/pack/index.js';
 import { cutDocument } from './cut.js';
+import { slow } from '../helpers/tiers.js';
 
 interface Doc {
   len: number;
@@ -57,7 +58,7 @@ async function plan(source: () => PlanBatch[], L: number, overlong: OverlongPoli
   return { bins, stats };
 }
 
-test('planner property: every unit of the cut in exactly one bin, no bin over L, the same bins for any batch size', async () => {
+test('planner property: every unit of the cut in exactly one bin, no bin over L, the same bins for any batch size', slow, async () => {
   const rng = new Rng('planner-property');
   let cases = 0;
   for (let round = 0; round < 12; round++) {

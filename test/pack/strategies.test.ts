@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/random.js';
 import { compareStrategies, compareStrategiesFrom, mixtureLengths } from '../../src/pack/index.js';
+import { slow } from '../helpers/tiers.js';
 
 const PAD = -1;
 
@@ -89,7 +90,7 @@ test('Table 13 by hand: four documents at L=10', async () => {
   assert.deepEqual([f.bfp_split!.bins, f.bfp_split!.padding_tokens, f.bfp_split!.fragmentation_rate, f.bfp_split!.lower_bound], [3, 4, 0, 3]);
 });
 
-test('on a realistic 1,000,000-document mixture best fit meets its targets: padding <= 0.01%, bins within 0.1% of the bound, no fragmentation', async () => {
+test('on a realistic 1,000,000-document mixture best fit meets its targets: padding <= 0.01%, bins within 0.1% of the bound, no fragmentation', slow, async () => {
   const lengths = mixtureLengths(1_000_000, 1);
   const f = await compareStrategies(lengths, { capacity: 262144, overlong: 'split' });
   const bfp = f.bfp_split!;

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
 /** What the npm tarball may hold: the built library and CLI, the native sources, README, licence. */
 const ALLOWED = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^dist\/src\//, /^native\/(CMakeLists\.txt|src\/|include\/|binding\/)/];
@@ -18,9 +19,11 @@ export function readmeExample(): string {
   return m[1]!;
 }
 
-test('npm pack holds only the built code, native sources, README and licence; installed into an empty folder, midpack pack and the README example run', { timeout: 600_000 }, (t) => {
+test('npm pack holds only the built code, native sources, README and licence; installed into an empty folder, midpack pack and the README example run', { ...slow, timeout: 600_000 }, (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-npm-pack-'));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0];
+  // --ignore-scripts: the tarball holds dist/ as `npm test` just built it, so `prepare` does not
+  // rebuild dist/ under the test files running beside this one.
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0];
   const files = (packed.files as { path: string }[]).map((f) => f.path);
   for (const f of files) assert.ok(ALLOWED.some((re) => re.test(f)), `unexpected file in the tarball: ${f}`);
   for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'native/src/packer.cpp', 'native/binding/binding.cpp', 'native/CMakeLists.txt', 'README.md', 'LICENSE']) {
@@ -31,7 +34,8 @@ test('npm pack holds only the built code, native sources, README and licence; in
   const app = join(dir, 'app');
   execFileSync('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: app, encoding: 'utf8' });
+  // --prefer-offline: dependencies from npm's cache where it has them, without asking the registry again.
+  const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, packed.filename)], { cwd: app, encoding: 'utf8' });
   if (install.status !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|network/i.test(install.stderr)) {
     t.skip(`npm install needs the registry for the dependencies, unreachable here: ${install.stderr.split('\n')[0]}`);
     return;

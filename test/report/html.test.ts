@@ -7,6 +7,7 @@ import { parseHTML } from 'linkedom';
 import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
 /** The rows of table#id as arrays of cell texts. */
 function rows(document: ReturnType<typeof parseHTML>["document"], id: string): string[][] {
@@ -15,7 +16,7 @@ function rows(document: ReturnType<typeof parseHTML>["document"], id: string): s
   return [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''));
 }
 
-test('report.html of a run: header, Table 13 on the run lengths, a row per named source, stages as tables, charts with axes and values', () => {
+test('report.html of a run: header, Table 13 on the run lengths, a row per named source, stages as tables, charts with axes and values', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-report-html-'));
   const config = {
     out: join(dir, 'out'),

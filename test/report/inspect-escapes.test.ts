@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { midpack } from '../helpers/run-cli.js';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
-test('inspect shows control characters of the data as escapes: no ANSI colour, OSC title or link reaches the terminal', () => {
+test('inspect shows control characters of the data as escapes: no ANSI colour, OSC title or link reaches the terminal', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-inspect-'));
   const code = readFileSync(join(repoRoot, 'node_modules/commander/lib/argument.js'), 'utf8').slice(0, 400);
   // A real file with what a hostile page or log may hold: colour, an OSC title and hyperlink, a CR overwrite, a bidi override.

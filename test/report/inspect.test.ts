@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
-test('inspect --bin N: --json gives each unit token-exact, --max-tokens and --docs bound what is printed', () => {
+test('inspect --bin N: --json gives each unit token-exact, --max-tokens and --docs bound what is printed', slow, () => {
   const out = join(mkdtempSync(join(tmpdir(), 'midpack-inspect-')), 'out');
   const input = join(repoRoot, 'data-samples/docs/packages.jsonl');
   assert.equal(midpack(['pack', input, '--out', out, '--seq-len', '32768', '--workers', '1', '--quiet']).status, 0);

@@ -11,6 +11,7 @@ import { LongPieceBpe } from '../../src/tokenize/long-bpe.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
 const qwenJson = () => {
   const json = JSON.parse(JSON.stringify(qwen3.tokenizerJSON));
@@ -54,7 +55,7 @@ function* files(dir: string): Iterable<string> {
   }
 }
 
-test('the Qwen3 tokenizer.json passes the fast pipeline check and auto picks the fast backend', async () => {
+test('the Qwen3 tokenizer.json passes the fast pipeline check and auto picks the fast backend', slow, async () => {
   assert.equal(checkFastPipeline(qwenJson()), undefined);
   assert.deepEqual(await resolveTokenizerBackend('qwen3', 'auto'), { backend: 'fast' });
   assert.deepEqual(await resolveTokenizerBackend('qwen3', 'hf'), { backend: 'hf' });
@@ -62,7 +63,7 @@ test('the Qwen3 tokenizer.json passes the fast pipeline check and auto picks the
   assert.equal(fast.backend, 'fast');
 });
 
-test('the check refuses what tiktoken cannot reproduce: merges out of rank order, byte fallback, another normalizer', () => {
+test('the check refuses what tiktoken cannot reproduce: merges out of rank order, byte fallback, another normalizer', slow, () => {
   const swapped = qwenJson();
   [swapped.model.merges[10], swapped.model.merges[11]] = [swapped.model.merges[11], swapped.model.merges[10]];
   assert.match(checkFastPipeline(swapped)!, /out of rank order/);
@@ -74,7 +75,7 @@ test('the check refuses what tiktoken cannot reproduce: merges out of rank order
   assert.match(checkFastPipeline(nfkc)!, /normalizer NFKC/);
 });
 
-test('fast backend: identical to @huggingface/tokenizers on every file of data-samples and every document of its JSONL', async () => {
+test('fast backend: identical to @huggingface/tokenizers on every file of data-samples and every document of its JSONL', slow, async () => {
   const fast = await loadTokenizer('qwen3', 'fast');
   const hf = await loadTokenizer('qwen3', 'hf');
   let n = 0;
@@ -126,7 +127,7 @@ function fuzzString(rng: Rng): string {
   return s;
 }
 
-test('fast backend: identical ids on a seeded fuzz of random Unicode strings (all planes, marks, CRLF, digits, emoji, scripts, replaced bytes)', async () => {
+test('fast backend: identical ids on a seeded fuzz of random Unicode strings (all planes, marks, CRLF, digits, emoji, scripts, replaced bytes)', slow, async () => {
   const fast = await loadTokenizer('qwen3', 'fast');
   const hf = await loadTokenizer('qwen3', 'hf');
   const rng = new Rng('fast-backend-fuzz', 1);
@@ -144,7 +145,7 @@ test('a piece\'s byte length (Buffer.byteLength, for the piece limits) is what T
   }
 });
 
-test('long pieces: the O(n log n) BPE equals the reference on long runs and long random pieces', async () => {
+test('long pieces: the O(n log n) BPE equals the reference on long runs and long random pieces', slow, async () => {
   const tables = fastTables(qwenJson());
   const long = new LongPieceBpe(tables.byteIds, tables.pairs);
   const rng = new Rng('long-pieces', 1);
@@ -163,7 +164,7 @@ test('long pieces: the O(n log n) BPE equals the reference on long runs and long
   }
 });
 
-test('long inputs are tokenized in time proportional to their length, with the same ids in pieces', async () => {
+test('long inputs are tokenized in time proportional to their length, with the same ids in pieces', slow, async () => {
   const fast = await loadTokenizer('qwen3', 'fast');
   const code = readFileSync(join(repoRoot, 'node_modules/commander/lib/command.js'), 'utf8');
   const minified = code.replace(/\s+/g, ' ');
@@ -183,7 +184,7 @@ test('long inputs are tokenized in time proportional to their length, with the s
   assert.deepEqual(fast.encodePlain(run), reference(run));
 });
 
-test('a WordPiece and a Metaspace tokenizer.json fall back to @huggingface/tokenizers with the reason, output unchanged', async () => {
+test('a WordPiece and a Metaspace tokenizer.json fall back to @huggingface/tokenizers with the reason, output unchanged', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-fallback-'));
   const added = [{ id: 0, content: '<|endoftext|>', special: true, single_word: false, lstrip: false, rstrip: false, normalized: false }];
   const wordPiece = {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { midpack } from '../helpers/run-cli.js';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
 /** One plain-text document of about 40 MB made of real files (the size that ended a worker at its heap limit). */
 function fortyMegabytes(): string {
@@ -23,7 +24,7 @@ function fortyMegabytes(): string {
   return text;
 }
 
-test('pack: one 40 MB plain-text document is packed by the fast backend; the hf backend drops it by reason, no crash', () => {
+test('pack: one 40 MB plain-text document is packed by the fast backend; the hf backend drops it by reason, no crash', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-long-'));
   const input = join(dir, 'long.jsonl');
   const text = fortyMegabytes();

@@ -9,6 +9,7 @@ import { prepareTokenizer } from '../../src/tokenize/prepared.js';
 import { tokenBytes } from '../../src/tokenize/byte-level.js';
 import { loadTokenizer, sharedVocabulary } from '../../src/tokenize/tokenizer.js';
 import { Rng } from '../../src/core/random.js';
+import { slow } from '../helpers/tiers.js';
 
 const find = (memo: PieceMemo, text: string) => memo.find(text, 0, text.length, hashRange(text, 0, text.length));
 
@@ -45,7 +46,7 @@ test('piece memo: a record gives back its key and tokens, for odd and even keys,
   assert.equal(find(memo, '\uffff\u8001'), -1, 'the second unit of a pair is compared');
 });
 
-test('vocabulary memo: every token that is UTF-8 text (a leading U+FEFF kept) is found as one token covering the piece, with the reference\'s id for that text', () => {
+test('vocabulary memo: every token that is UTF-8 text (a leading U+FEFF kept) is found as one token covering the piece, with the reference\'s id for that text', slow, () => {
   const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
   const memo = vocabularyMemo(prepared.tables!);
   const json = JSON.parse(JSON.stringify(qwen3.tokenizerJSON));
@@ -77,7 +78,7 @@ test('vocabulary memo: every token that is UTF-8 text (a leading U+FEFF kept) is
   assert.ok(checked > 15_000, `${checked} one-piece tokens checked`);
 });
 
-test('vocabulary memo shared: workers read the main thread\'s copy, read-only, and tokenize as a tokenizer with its own', async () => {
+test('vocabulary memo shared: workers read the main thread\'s copy, read-only, and tokenize as a tokenizer with its own', slow, async () => {
   const buffers = sharedVocabulary('qwen3')!;
   assert.ok(buffers.slots instanceof SharedArrayBuffer && buffers.pool instanceof SharedArrayBuffer);
   assert.throws(() => PieceMemo.view(buffers).add('x', 0, 1, 0, 1, [1], [0], [1]), /read-only/);

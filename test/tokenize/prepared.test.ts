@@ -8,6 +8,7 @@ import { prepareTokenizer, tokenizerCacheDir, tokenizerPath, PREPARED_VERSION } 
 import { fastTables } from '../../src/tokenize/fast-bpe.js';
 import { MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 
 const qwenBytes = () => readFileSync(tokenizerPath('qwen3'));
 const qwenHash = createHash('sha256').update(qwenBytes()).digest('hex');
@@ -26,7 +27,7 @@ function editHeader(file: string, edit: (h: Record<string, unknown>) => void): v
   writeFileSync(file, Buffer.concat([size, head, Buffer.alloc((4 - ((4 + head.length) % 4)) % 4), b.subarray(tablesAt)]));
 }
 
-test('the Qwen3 tokenizer is prepared once: the entry holds the verdict and the tables, and is what later jobs read', () => {
+test('the Qwen3 tokenizer is prepared once: the entry holds the verdict and the tables, and is what later jobs read', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-prepared-'));
   const first = prepareTokenizer('qwen3', { check: true, tables: true, dir });
   assert.equal(first.hash, qwenHash, 'the hash is the sha256 of the tokenizer.json file');
@@ -46,7 +47,7 @@ test('the Qwen3 tokenizer is prepared once: the entry holds the verdict and the 
   assert.ok(cached.encodePlain(text).length > 5000);
 });
 
-test('a cached verdict is read back; a damaged entry, or one naming another file, is prepared again', () => {
+test('a cached verdict is read back; a damaged entry, or one naming another file, is prepared again', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-prepared-'));
   prepareTokenizer('qwen3', { check: true, tables: false, dir });
   editHeader(entryFile(dir), (h) => (h.fast_reason = 'sentinel'));
@@ -80,7 +81,7 @@ test('a tokenizer the fast backend cannot reproduce is cached with its reason an
   assert.equal(prepareTokenizer(path, { check: true, tables: false, dir: cacheDir }).fastReason, p.fastReason);
 });
 
-test('a worker told the backend neither checks nor writes; the cache folder follows MIDPACK_CACHE_DIR, then XDG_CACHE_HOME; off turns it off', () => {
+test('a worker told the backend neither checks nor writes; the cache folder follows MIDPACK_CACHE_DIR, then XDG_CACHE_HOME; off turns it off', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-prepared-'));
   const worker = prepareTokenizer('qwen3', { check: false, tables: true, dir });
   assert.equal(worker.fastReason, undefined);

@@ -7,6 +7,7 @@ import { loadTokenizer } from '../../src/tokenize/tokenizer.js';
 import { formatRepoDocument } from '../../src/stages/repos/format.js';
 import { repoRoot } from '../helpers/paths.js';
 import { join } from 'node:path';
+import { slow } from '../helpers/tiers.js';
 
 const realCode = readFileSync(join(repoRoot, 'node_modules/commander/lib/command.js'), 'utf8');
 const realProse = readFileSync(join(repoRoot, 'data-samples/web/wikipedia.html'), 'utf8').replace(/<[^>]+>/g, ' ');
@@ -19,7 +20,7 @@ function pristine(): Tokenizer {
   return new Tokenizer(json, config);
 }
 
-test('memoized tokenizer gives the same ids as an untouched one on real code and prose', async () => {
+test('memoized tokenizer gives the same ids as an untouched one on real code and prose', slow, async () => {
   const tok = await loadTokenizer();
   const ref = pristine();
   for (const text of [realCode, realProse, realCode + realProse]) {
@@ -31,7 +32,7 @@ test('memoized tokenizer gives the same ids as an untouched one on real code and
   }
 });
 
-test('only special_spans become special ids; the same strings in code stay text', async () => {
+test('only special_spans become special ids; the same strings in code stay text', slow, async () => {
   const tok = await loadTokenizer();
   const repo = formatRepoDocument('acme/x', [
     { path: 'a.py', content: 'MARK = "<|file_sep|><|fim_prefix|>"\n' },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { PackedBin } from '../../src/write/bin.js';
 import { encodeIndex, MegatronBinsWriter, MegatronIndexedReader, megatronPrefixes } from '../../src/write/megatron.js';
 import { hashesOfTwoRuns, pythonHas, tempDir, realBins, ROOT, runPythonJson } from './fixtures.js';
+import { slow } from '../helpers/tiers.js';
 
 const L = 2048;
 const fixture = await realBins(L);
@@ -95,7 +96,7 @@ print(json.dumps([{k: v.tolist() for k, v in ds[i].items()} for i in range(len(d
   ) as Record<string, number[]>[];
 }
 
-test('MidpackGPTDataset: shifted labels, loss mask shifted and cut at document ends, positions and cu_seqlens per document', async (t) => {
+test('MidpackGPTDataset: shifted labels, loss mask shifted and cut at document ends, positions and cu_seqlens per document', slow, async (t) => {
   if (!pythonHas(['numpy'], t.name)) return t.skip('numpy is not installed');
   const dir = tmp();
   const EOD = 9;
@@ -117,7 +118,7 @@ test('MidpackGPTDataset: shifted labels, loss mask shifted and cut at document e
   assert.deepEqual(exampleSamples(dir, EOD), [expected]);
 });
 
-test('MidpackGPTDataset on real bins: tokens are the bin, cu_seqlens are the document boundaries then L', async (t) => {
+test('MidpackGPTDataset on real bins: tokens are the bin, cu_seqlens are the document boundaries then L', slow, async (t) => {
   if (!pythonHas(['numpy'], t.name)) return t.skip('numpy is not installed');
   const dir = tmp();
   await writeMegatron(dir, bins);

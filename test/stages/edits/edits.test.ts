@@ -8,6 +8,7 @@ import { repoRoot } from '../../helpers/paths.js';
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import { parseBlocks, applyBlocks } from '../../../src/stages/fim/search-replace.js';
 import type { Doc } from '../../../src/doc/document.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** Runs this area's CLI commands (registered on their own, as main.ts registers them). */
 function cli(args: string[]) {
@@ -70,7 +71,7 @@ function buildRepo(root: string): string {
 
 const readDocs = (file: string): Doc[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Doc);
 
-test('midpack edits on a real git history: every diff applies with real git apply, every block set restores the commit', () => {
+test('midpack edits on a real git history: every diff applies with real git apply, every block set restores the commit', slow, () => {
   const root = mkdtempSync(join(tmpdir(), 'midpack-edits-'));
   try {
     const dir = buildRepo(root);

@@ -5,6 +5,7 @@ import { collect, defaultContext } from '../../../src/core/stage.js';
 import { editsSource } from '../../../src/stages/edits/source.js';
 import { resolveEditsOptions } from '../../../src/stages/edits/options.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 const bundle = join(repoRoot, 'data-samples', 'history', 'p-limit.bundle');
 
@@ -14,7 +15,7 @@ async function read(repeat: number) {
   return collect(editsSource([bundle], resolveEditsOptions({ formats: 'sr=1,diff=1,sr_diff=1' }), ctx));
 }
 
-test('edits read again for a mixture repeat: the same units under their first ids, formats drawn afresh', async () => {
+test('edits read again for a mixture repeat: the same units under their first ids, formats drawn afresh', slow, async () => {
   const first = await read(0);
   assert.ok(first.length >= 10, `${first.length} samples`);
   const byId = new Map(first.map((d) => [d.id, d]));

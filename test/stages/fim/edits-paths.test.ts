@@ -8,6 +8,7 @@ import { repoRoot } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import type { Doc } from '../../../src/doc/document.js';
+import { slow } from '../../helpers/tiers.js';
 
 const g = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });
 const put = (dir: string, path: string, text: string) => {
@@ -15,7 +16,7 @@ const put = (dir: string, path: string, text: string) => {
   writeFileSync(join(dir, path), text);
 };
 
-test('edits: diffs of files whose names hold spaces pass verification and apply with real git apply', () => {
+test('edits: diffs of files whose names hold spaces pass verification and apply with real git apply', slow, () => {
   const root = mkdtempSync(join(tmpdir(), 'midpack-edit-paths-'));
   const dir = join(root, 'proj');
   mkdirSync(dir);

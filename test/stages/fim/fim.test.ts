@@ -10,6 +10,7 @@ import { findUnits } from '../../../src/stages/fim/spans.js';
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import { DEFAULT_FIM_OPTIONS, fimStage, transformDoc, type FimOptions, type FimStats } from '../../../src/stages/fim/stage.js';
 import { EDGE_FILES, codeDoc, realCode, specialStrings } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const P = SPECIAL.fimPrefix;
 const S = SPECIAL.fimSuffix;
@@ -34,7 +35,7 @@ function expectedFim(source: string, span: [number, number], order: string): str
   return order === 'psm' ? P + pre + S + suf + M + mid : P + S + suf + M + pre + mid;
 }
 
-test('PSM and SPM samples are token-exact on real code and edge files, for every span mode', () => {
+test('PSM and SPM samples are token-exact on real code and edge files, for every span mode', slow, () => {
   const files = [...realCode(), ...EDGE_FILES];
   const seen = new Set<string>();
   for (const f of files) {

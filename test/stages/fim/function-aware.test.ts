@@ -15,6 +15,7 @@ import { reconstructFim, verifySrFim } from '../../../src/stages/fim/fim-sample.
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import { DEFAULT_FIM_OPTIONS, fimStage, type FimOptions, type FimStats } from '../../../src/stages/fim/stage.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** A real Python repository outside data-samples: PyYAML as Debian's python3-yaml installs it, else the standard library's json. */
 function pythonRepo(): { name: string; dir: string } {
@@ -100,6 +101,7 @@ function readBack(s: Doc): { rebuilt: string; context: string } {
 async function checkSamples(docs: Doc[], label: string): Promise<FimStats> {
   const seen = new Set<string>();
   let stats: FimStats | undefined;
+  const files = docs.flatMap((d) => parseFiles(d)); // parsed once, not once per sample
   for (const format of ['fim', 'chat_fim', 'sr_fim'] as const) {
     for (const seed of [1, 2]) {
       const ctx = defaultContext({ seed });
@@ -108,7 +110,7 @@ async function checkSamples(docs: Doc[], label: string): Promise<FimStats> {
       assert.deepEqual(stats.verify_failed, {}, `${label}: no verification failure`);
       for (const s of out.filter((d) => d.meta.function)) {
         const fn = s.meta.function as Record<string, any>;
-        const source = docs.flatMap((d) => parseFiles(d)).find((f) => f.path === fn.file && (s.meta.repo === undefined || f.repo === s.meta.repo))!.content;
+        const source = files.find((f) => f.path === fn.file && (s.meta.repo === undefined || f.repo === s.meta.repo))!.content;
         const [a, b] = s.meta.span as [number, number];
         const middle = source.slice(a, b);
         const where = `${label} ${s.meta.format} ${fn.qualified_name}`;
@@ -139,14 +141,14 @@ function parseFiles(d: Doc): { repo: string; path: string; content: string }[] {
 
 const requireRepo = (d: Doc) => parseRepoDocument(d);
 
-test('function-aware samples on the data-samples repositories: one whole function, byte-exact, called in the context, thresholds met', async () => {
+test('function-aware samples on the data-samples repositories: one whole function, byte-exact, called in the context, thresholds met', slow, async () => {
   const stats = await checkSamples(await dataSampleRepoDocs(), 'data-samples');
   const js = stats.function_aware!.languages.javascript!;
   assert.ok(js.functions > 100 && js.selected > 0);
   assert.equal(js.functions, js.candidates + Object.values(js.rejected).reduce((a, b) => a + b, 0), 'the funnel adds up');
 });
 
-test(`function-aware samples on a real Python repository (${pythonRepo().name}, not from data-samples)`, async () => {
+test(`function-aware samples on a real Python repository (${pythonRepo().name}, not from data-samples)`, slow, async () => {
   const doc = pythonRepoDoc();
   const stats = await checkSamples([doc], pythonRepo().name);
   const py = stats.function_aware!.languages.python!;
@@ -195,7 +197,7 @@ test('same seed, same samples; a lone file without its repository passes through
   assert.equal((ctx.stats.fim as FimStats).skipped.function_aware_without_repository, 1);
 });
 
-test('midpack fim --spans function-aware writes the funnel into OUT.manifest.json', () => {
+test('midpack fim --spans function-aware writes the funnel into OUT.manifest.json', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-fa-'));
   const out = join(dir, 'fim.jsonl');
   const r = spawnSync(process.execPath, [join(repoRoot, 'dist/src/cli/main.js'), 'fim', join(repoRoot, 'data-samples/repos/commander/lib'), '--out', out, '--fim-rate', '1', '--spans', 'function-aware', '--quiet'], { encoding: 'utf8' });

@@ -4,10 +4,11 @@ import { loadTokenizer } from '../../../src/tokenize/tokenizer.js';
 import { SPECIAL } from '../../../src/doc/specials.js';
 import { DEFAULT_FIM_OPTIONS, transformDoc, type FimStats } from '../../../src/stages/fim/stage.js';
 import { codeDoc } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const newStats = (): FimStats => ({ transformed: 0, untouched: 0, formats: {}, span_modes: {}, unit_fallback: {}, skipped: {}, verify_failed: {}, source_chars: 0 });
 
-test('placed FIM and ChatML tokens become single special ids; the same strings in source code do not', async () => {
+test('placed FIM and ChatML tokens become single special ids; the same strings in source code do not', slow, async () => {
   const tok = await loadTokenizer();
   const source = 'marker = "<|fim_prefix|>"  # <|fim_middle|> and <|im_start|> are plain text here\ndef f():\n    return marker\n';
   const ids = (tokens: string[]) => tokens.map((t) => tok.specialId(t)!);

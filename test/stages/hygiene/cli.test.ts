@@ -10,6 +10,7 @@ import { loadRunConfig } from '../../../src/job/run-config.js';
 import { corpusDocs, listPackages } from '../../../scripts/build-mask-corpus.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { repoRoot, sharedDir } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'midpack-hygiene-cli-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ function writeCorpus(): { path: string; docs: Doc[]; planted: string } {
 const manifest = (p: string) => JSON.parse(readFileSync(`${p}.manifest.json`, 'utf8'));
 const lines = (p: string) => readFileSync(p, 'utf8').trim().split('\n').filter(Boolean);
 
-test('dedup, decontaminate and redact from the command line, with balanced manifests; dedup count/merge/apply over 2 ranks', () => {
+test('dedup, decontaminate and redact from the command line, with balanced manifests; dedup count/merge/apply over 2 ranks', slow, () => {
   const { path, docs } = writeCorpus();
   const one = join(tmp, 'dedup.jsonl');
   let r = midpack(['dedup', path, '--out', one, '--near', '--quiet']);
@@ -67,7 +68,7 @@ test('dedup, decontaminate and redact from the command line, with balanced manif
   assert.equal(manifest(red).stats.redact.secrets_by_rule.aws_access_key, 1);
 });
 
-test('midpack run: dedup, decontaminate and redact as stages after a source, options checked like the commands', () => {
+test('midpack run: dedup, decontaminate and redact as stages after a source, options checked like the commands', slow, () => {
   const { path } = writeCorpus();
   const cfgPath = join(tmp, 'run.yaml');
   const cfg = {

@@ -18,6 +18,7 @@ import { corpusDocs, listPackages } from '../../../scripts/build-mask-corpus.js'
 import { buildTruthCorpus } from '../../../scripts/build-hygiene-corpus.js';
 import { evaluateNearDedup } from '../../../scripts/eval-near-dedup.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'midpack-dedup-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -61,7 +62,7 @@ async function runRanks(docs: Doc[], world: number, near: boolean): Promise<{ in
   return { index: readFileSync(merged), out: out.sort() };
 }
 
-test('exact dedup over 1, 2 and 4 ranks with merge keeps the same documents and files as one rank, byte for byte', async () => {
+test('exact dedup over 1, 2 and 4 ranks with merge keeps the same documents and files as one rank, byte for byte', slow, async () => {
   const docs = corpus();
   for (const near of [false, true]) {
     const one = await runRanks(docs, 1, near);
@@ -108,7 +109,7 @@ test('dedup drops are counted by reason and name the kept copy; documents keep t
   assert.deepEqual(again.map(docToJson), out.map(docToJson));
 });
 
-test('near-dedup finds the near-duplicate pairs of a truth corpus of real files with controlled edits', async () => {
+test('near-dedup finds the near-duplicate pairs of a truth corpus of real files with controlled edits', slow, async () => {
   const truth = buildTruthCorpus(resolve(repoRoot, 'node_modules'), 120, 4);
   const r = await evaluateNearDedup(truth);
   assert.ok(r.true_pairs >= 100, `${r.true_pairs} true pairs`);

@@ -22,6 +22,7 @@ import {
   type ApplyOptions,
   type ThresholdOptions,
 } from '../../../src/stages/mask/index.js';
+import { slow } from '../../helpers/tiers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'midpack-mask-test-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -238,7 +239,7 @@ test('lines holding stage-placed special tokens are structure, never masked', as
   }
 });
 
-test('1 rank, 1 rank spilling tiny runs, and 4 ranks merged give byte-identical counts and the same masks', async () => {
+test('1 rank, 1 rank spilling tiny runs, and 4 ranks merged give byte-identical counts and the same masks', slow, async () => {
   const single = await countTo(corpus, 'one.counts', { samples: 50 });
   const spilled = join(tmp, 'spilled.counts');
   const spill = await countSegments(fromArray(corpus), spilled, { workDir: tmp, samples: 50, memoryMb: 0.01, fanIn: 3 });

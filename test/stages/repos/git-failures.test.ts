@@ -5,6 +5,7 @@ import { cpSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRepoDocument } from '../../../src/stages/repos/index.js';
 import { serialize, tempDir } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', '-C', dir, ...args], { encoding: 'utf8' });
@@ -20,7 +21,7 @@ function realRepo(dir: string, pkg: string): void {
 const filesOnDisk = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && !join(e.parentPath, e.name).includes(`${dir}/.git`)).length;
 
-test('a corrupt tree object and a .git file pointing nowhere fail their repository alone, every file counted by reason', async () => {
+test('a corrupt tree object and a .git file pointing nowhere fail their repository alone, every file counted by reason', slow, async () => {
   const root = tempDir();
   realRepo(join(root, 'a-good'), 'p-limit');
   realRepo(join(root, 'b-corrupt'), 'yaml');

@@ -5,6 +5,7 @@ import { collect, defaultContext } from '../../../src/core/stage.js';
 import { reposSource } from '../../../src/stages/sources.js';
 import { resolveReposOptions } from '../../../src/stages/repos/options.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** data-samples' eight real repositories, as repeat `repeat` of a mixture (0: the first use). */
 async function read(repeat: number, raw: Record<string, unknown> = {}) {
@@ -28,7 +29,7 @@ test('repositories read again for a mixture repeat: the same ids and files, orde
   assert.deepEqual(await read(0), first, 'the first use is unchanged');
 });
 
-test('a repeat whose new layout would cut a repository into another number of parts keeps the first layout', async () => {
+test('a repeat whose new layout would cut a repository into another number of parts keeps the first layout', slow, async () => {
   const raw = { maxDocChars: 40_000 };
   const first = await read(0, raw);
   assert.ok(first.some((d) => d.meta.parts !== undefined), 'some repositories are cut into parts');

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { docToJson } from '../../../src/doc/document.js';
 import { parseRepoDocument } from '../../../src/stages/repos/index.js';
 import { serialize, tempDir } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const FIXTURES = 'test/fixtures/repos';
 
@@ -47,7 +48,7 @@ test('Parquet with zstd, several row groups and binary content: invalid UTF-8 is
   assert.ok(ctx.ledger.balanced());
 });
 
-test('JSONL rows over several files, with bad lines, and grouping through spill files gives the same bytes', async () => {
+test('JSONL rows over several files, with bad lines, and grouping through spill files gives the same bytes', slow, async () => {
   const dir = tempDir();
   const rows = (repo: string, n: number) =>
     Array.from({ length: n }, (_, i) => ({ repo_name: repo, path: `src/m${i}.py`, content: i ? `import src.m${i - 1}\nV${i} = ${i}\n` : 'V0 = 0\n' }));
@@ -90,7 +91,7 @@ test('a corrupt Parquet file is counted with a message naming it, not a crash', 
   assert.match(ctx.ledger.toJSON().examples.corrupt_parquet![0]!, /broken\.parquet: .*cannot read Parquet/);
 });
 
-test('as a pipeline stage with token counts: markers inside content stay ordinary text when tokenized', async () => {
+test('as a pipeline stage with token counts: markers inside content stay ordinary text when tokenized', slow, async () => {
   const { loadTokenizer } = await import('../../../src/tokenize/index.js');
   const { collect, defaultContext, fromArray } = await import('../../../src/core/stage.js');
   const { serializeReposStage } = await import('../../../src/stages/repos/index.js');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { resolveTrajectoriesOptions } from '../../../src/stages/trajectories/index.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { jsonlFile, readJsonlDocs, runSource, sweAgentDir, tmp } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const ok = {
   messages: [
@@ -108,7 +109,7 @@ test('trajectories: options are checked by one resolver, for the CLI and the run
   assert.match(r.stderr, /^midpack: error: trajectories: lossOn must be one of/m);
 });
 
-test('trajectories CLI: writes OUT and OUT.manifest.json, the same bytes on a rerun; --out - writes to stdout', () => {
+test('trajectories CLI: writes OUT and OUT.manifest.json, the same bytes on a rerun; --out - writes to stdout', slow, () => {
   const dir = tmp();
   const out = join(dir, 't.jsonl');
   const run = () => midpack(['trajectories', sweAgentDir, '--out', out, '--all-templates', '--seed', '3', '--quiet']);

@@ -10,6 +10,7 @@ import { readSweAgent, type Message } from '../../../src/stages/trajectories/ind
 import { midpack } from '../../helpers/run-cli.js';
 import { readRows, type Row } from '../../helpers/shard-rows.js';
 import { readJsonlDocs, sweAgentDir, tmp } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 /**
  * The shared SWE-agent trajectories in every template, packed with `--overlong boundary` at small
@@ -150,7 +151,7 @@ function checkMeaning(doc: Doc, messages: Message[], trained: Uint8Array): numbe
   return checked;
 }
 
-test('pack --overlong boundary of the rendered SWE-agent trajectories: header on every later chunk, cuts between turns, every token once, masks by decoding', async () => {
+test('pack --overlong boundary of the rendered SWE-agent trajectories: header on every later chunk, cuts between turns, every token once, masks by decoding', slow, async () => {
   const dir = tmp();
   const docsFile = join(dir, 'traj.jsonl');
   assert.equal(midpack(['trajectories', sweAgentDir, '--out', docsFile, '--all-templates', '--quiet']).status, 0);

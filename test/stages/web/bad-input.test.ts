@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fixtureDir, runWeb } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'midpack-web-'));
 const paragraph = (i: number) => `<p>Paragraph ${i} explains, in plain words, how the parser keeps going when the markup is broken, and why that matters.</p>`;
@@ -20,7 +21,7 @@ test('an HTML bomb (100k nested elements) is counted as too_deep, quickly and wi
   assert.ok(ctx.ledger.balanced());
 });
 
-test('a 20 MB page is rewritten whole', async () => {
+test('a 20 MB page is rewritten whole', slow, async () => {
   const dir = tmp();
   const n = Math.ceil((20 << 20) / paragraph(0).length);
   writeFileSync(join(dir, 'big.html'), article(n));
