@@ -15,6 +15,7 @@ import { PACK_OPTIONS, PACKER_KEYS, resolvePackOptions } from '../../src/job/pac
 import { MASK_APPLY_KEYS, MASK_COUNT_KEYS, MASK_OPTIONS, resolveMaskOptions } from '../../src/stages/mask/options.js';
 import { repoRoot } from '../helpers/paths.js';
 import { midpack } from '../helpers/run-cli.js';
+import { slow } from '../helpers/tiers.js';
 
 type Resolver = (raw: Record<string, unknown>) => unknown;
 
@@ -156,7 +157,7 @@ test('a missing required option prints one line naming it and a pointer to --hel
   assert.equal(r.stderr, "error: required option '--out <dir>' not specified\n(run with --help for the options)\n");
 });
 
-test('midpack edits reads a git bundle, and gives the same documents as the run config source with the same options', async () => {
+test('midpack edits reads a git bundle, and gives the same documents as the run config source with the same options', slow, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-edits-bundle-'));
   const bundle = join(repoRoot, 'data-samples/history/p-limit.bundle');
   const out = join(dir, 'e.jsonl');

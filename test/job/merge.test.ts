@@ -133,7 +133,7 @@ test('merge: the merged documents and their tokens equal a single-rank run\'s, d
   assert.ok(readFileSync(join(f.merged, 'report.html'), 'utf8').includes(r.packing.tokens.toLocaleString('en-US')));
 });
 
-test('merge: Megatron datasets are the ranks\' sequences in rank order, in the layout of one pack run', async () => {
+test('merge: Megatron datasets are the ranks\' sequences in rank order, in the layout of one pack run', slow, async () => {
   const f = await setup();
   const manifest = readJson(join(f.merged, 'manifest.json'));
   const bins = manifest.counts.bins;

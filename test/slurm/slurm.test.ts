@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot } from '../helpers/paths.js';
+import { slow } from '../helpers/tiers.js';
 import { cliPath, midpack } from '../helpers/run-cli.js';
 import { documentsOf, readRows } from '../helpers/shard-rows.js';
 import { renderExamples } from '../helpers/examples.js';
@@ -18,7 +19,7 @@ import { showJob, slurmCmd, slurmLog, startSlurm, waitJob, type SlurmCluster } f
  * with the reason where Slurm is not installed or cannot start; nothing here sets Slurm's
  * variables by hand.
  */
-const started = startSlurm();
+const started = slow.skip ? { skip: slow.skip } : startSlurm(); // test:quick starts no Slurm
 const skip = started.skip ? `slow Slurm tests skipped: ${started.skip}` : false;
 const cluster = started.cluster as SlurmCluster;
 

@@ -13,6 +13,7 @@ import type { Doc } from '../../../src/doc/document.js';
 import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../../src/stages/hygiene/decontaminate.js';
 import { fromArray } from '../../../src/core/stage.js';
 import { ownedBy } from '../../../src/core/ranks.js';
+import { slow } from '../../helpers/tiers.js';
 
 /**
  * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
@@ -83,7 +84,7 @@ const userOf = (doc: Doc) => {
   return doc.text.slice(t.start, t.end);
 };
 
-test('instances from a real history: diffs apply at base_commit and give the commit, touched files in context, BM25 files retrieved, test patch never answered', async () => {
+test('instances from a real history: diffs apply at base_commit and give the commit, touched files in context, BM25 files retrieved, test patch never answered', slow, async () => {
   const { root, repos, clone, rows, file } = setup();
   try {
     assert.ok(rows.length >= 30, `${rows.length} instances`);
@@ -133,7 +134,7 @@ test('instances from a real history: diffs apply at base_commit and give the com
   }
 });
 
-test('--exclude-instances drops exactly the instances that share an id, a rewritten problem statement, or files at a base commit', async () => {
+test('--exclude-instances drops exactly the instances that share an id, a rewritten problem statement, or files at a base commit', slow, async () => {
   const { root, repos, rows, file } = setup();
   try {
     const rewrite = (s: string) => `Reported upstream:\n\n  ${s.trim().replace(/\s+/g, '  ').toUpperCase()}\n(please fix)`;
@@ -175,7 +176,7 @@ test('history-mined commits get the same retrieval, the commit message as the de
   }
 });
 
-test('midpack decontaminate takes instance rows as a benchmark kind: edit samples of the same instances are dropped by reason', async () => {
+test('midpack decontaminate takes instance rows as a benchmark kind: edit samples of the same instances are dropped by reason', slow, async () => {
   const { root, repos, rows, file } = setup();
   try {
     const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'diff', retrieve: 0, related: 0 }), defaultContext({ seed: 3, workDir: join(root, 'work') })));
@@ -201,7 +202,7 @@ test('midpack decontaminate takes instance rows as a benchmark kind: edit sample
   }
 });
 
-test('instances: the same samples, byte for byte, from one rank or two, and from a rerun', async () => {
+test('instances: the same samples, byte for byte, from one rank or two, and from a rerun', slow, async () => {
   const { root, repos, file } = setup();
   try {
     const run = async (owns?: (key: string) => boolean) => {

@@ -13,6 +13,7 @@ import { cliPath, midpack } from '../../helpers/run-cli.js';
 import { documentsOf, readRows } from '../../helpers/shard-rows.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { assignBehaviours, realDocuments, startQaServer } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** The CLI while the scripted server runs in this process: spawned, never blocking the event loop. */
 function midpackAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
@@ -53,7 +54,7 @@ function checkPackedMask(tok: MidTokenizer, docs: Doc[], out: string): number {
   return answers;
 }
 
-test('midpack synth-qa: manifest and summary; a second run asks nothing and writes the same bytes; packed through the real pipeline, the loss is on the answers only', async () => {
+test('midpack synth-qa: manifest and summary; a second run asks nothing and writes the same bytes; packed through the real pipeline, the loss is on the answers only', slow, async () => {
   const behaviours = ['grounded', 'mixed', 'inventive', 'overlong', 'ungrounded', 'abstain', 'malformed-once', 'ratelimited', 'error500'];
   const { chosen, behaviourOf } = assignBehaviours(await realDocuments(), behaviours);
   const server = await startQaServer(behaviourOf);
@@ -108,7 +109,7 @@ test('midpack synth-qa: manifest and summary; a second run asks nothing and writ
   }
 });
 
-test('midpack run examples/synth-qa.yaml against the scripted server: web pages then synth-qa; the stage ledger balances and the report shows its figures', async () => {
+test('midpack run examples/synth-qa.yaml against the scripted server: web pages then synth-qa; the stage ledger balances and the report shows its figures', slow, async () => {
   const server = await startQaServer(() => 'default');
   try {
     const dir = mkdtempSync(join(tmpdir(), 'midpack-qa-run-'));

@@ -10,6 +10,7 @@ import { TrajectoryStats } from '../../../src/stages/trajectories/stats.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { runSource, sweAgentDir, tmp } from './helpers.js';
+import { slow } from '../../helpers/tiers.js';
 
 /** The scaffolds' own files (provenance and format notes in each folder's SOURCE.md). */
 const data = join(sharedDir, 'data', 'trajectories');
@@ -308,7 +309,7 @@ test('scaffolds: every read trajectory exports as an OpenAI row that reads back 
   }
 });
 
-test('midpack trajectories: --outcomes, --require and --format openai on the CLI; the same options in a run config', () => {
+test('midpack trajectories: --outcomes, --require and --format openai on the CLI; the same options in a run config', slow, () => {
   const out = join(tmp(), 'rows.jsonl');
   const mini = dir('mini-swe-agent');
   const r = midpack(['trajectories', mini, '--out', out, '--format', 'openai', '--outcomes', join(mini, 'astropy__astropy-12907.report.json'), '--outcomes', join(mini, 'django__django-13660.report.json')]);
