@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { repoRoot } from '../../helpers/paths.js';
 import { chatTurns } from '../../../src/stages/fim/text.js';
 import { parseBlocks, applyBlocks } from '../../../src/stages/fim/search-replace.js';
 import type { Doc } from '../../../src/doc/document.js';
 import { slow } from '../../helpers/tiers.js';
+import { g, initRepo, write } from './helpers.js';
 
 /** Runs this area's CLI commands (registered on their own, as main.ts registers them). */
 function cli(args: string[]) {
@@ -22,20 +23,9 @@ function cli(args: string[]) {
   return r;
 }
 
-const g = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' } });
-
-function write(dir: string, path: string, content: string | Buffer) {
-  mkdirSync(dirname(join(dir, path)), { recursive: true });
-  writeFileSync(join(dir, path), content);
-}
-
 /** A repository with additions, edits (a repeated line, CRLF, no final newline), a rename, a deletion, a binary file and a merge. */
 function buildRepo(root: string): string {
-  const dir = join(root, 'proj');
-  mkdirSync(dir);
-  g(dir, 'init', '-q', '-b', 'main');
-  g(dir, 'config', 'user.email', 't@example.com');
-  g(dir, 'config', 'user.name', 'T');
+  const dir = initRepo(root);
   const commander = readFileSync(join(repoRoot, 'node_modules/commander/lib/option.js'), 'utf8');
   const help = readFileSync(join(repoRoot, 'node_modules/commander/lib/argument.js'), 'utf8');
   write(dir, 'lib/option.js', commander);

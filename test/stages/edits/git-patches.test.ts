@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { repoRoot } from '../../helpers/paths.js';
 import { DiffTreeStream, splitPatch } from '../../../src/stages/edits/git-patches.js';
 import { TreeFiles } from '../../../src/stages/edits/tree-files.js';
@@ -13,22 +12,11 @@ import { applyGitDiff, gitDiff, type FileChange } from '../../../src/stages/edit
 import { collect, defaultContext } from '../../../src/core/stage.js';
 import { DEFAULT_EDIT_OPTIONS, editSamples } from '../../../src/stages/edits/edit-sample.js';
 import type { EditUnit } from '../../../src/stages/edits/history.js';
-
-const g = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' } });
-
-function write(dir: string, path: string, content: string | Buffer) {
-  mkdirSync(dirname(join(dir, path)), { recursive: true });
-  writeFileSync(join(dir, path), content);
-}
+import { g, initRepo, write } from './helpers.js';
 
 /** Paths git writes bare, quoted or with a TAB after them; CRLF, BOM, no final newline, a rename, a mode change, a binary file. */
 function buildRepo(root: string): string {
-  const dir = join(root, 'proj');
-  mkdirSync(dir);
-  g(dir, 'init', '-q', '-b', 'main');
-  g(dir, 'config', 'user.email', 't@example.com');
-  g(dir, 'config', 'user.name', 'T');
+  const dir = initRepo(root);
   const option = readFileSync(join(repoRoot, 'node_modules/commander/lib/option.js'), 'utf8');
   write(dir, 'lib/option.js', option);
   write(dir, 'sp ace/ünï códe.py', 'def a():\n    return 1\n');

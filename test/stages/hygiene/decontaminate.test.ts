@@ -8,10 +8,9 @@ import type { Doc } from '../../../src/doc/document.js';
 import { formatRepoDocument, parseRepoDocument } from '../../../src/stages/repos/format.js';
 import { readBenchmarkItems } from '../../../src/stages/hygiene/benchmarks.js';
 import { decontaminateStage, findContamination, loadBenchmarks, resolveDecontaminateOptions, type ContaminationHit } from '../../../src/stages/hygiene/decontaminate.js';
-import { repoRoot, sharedDir } from '../../helpers/paths.js';
+import { repoRoot } from '../../helpers/paths.js';
+import { HUMANEVAL, pythonFiles, STDLIB } from './helpers.js';
 
-const HUMANEVAL = join(sharedDir, 'data', 'benchmarks', 'HumanEval.jsonl.gz');
-const STDLIB = readdirSync('/usr/lib').filter((d) => /^python3\.\d+$/.test(d)).map((d) => join('/usr/lib', d))[0]!;
 const options = resolveDecontaminateOptions({ benchmarks: [`${HUMANEVAL}:prompt,canonical_solution,test`] });
 
 async function humanEval(): Promise<Record<string, string>[]> {
@@ -74,15 +73,6 @@ test('HumanEval solutions planted in real code are found: verbatim, with changed
   }
   assert.ok(found >= long.length * 0.8, `${found} of ${long.length} renamed solutions without docstring found`);
 });
-
-function pythonFiles(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = join(dir, e.name);
-    if (e.isDirectory() && !/^(test|tests|idlelib|site-packages|dist-packages|__pycache__)$/.test(e.name)) pythonFiles(p, out);
-    else if (e.isFile() && e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 test('clean real code (the Python standard library, node_modules) has hits in at most 0.1% of files', async () => {
   const index = await loadBenchmarks(options);

@@ -8,7 +8,8 @@ import { findContamination, loadBenchmarks, decontaminateStage, resolveDecontami
 import { readBenchmarkItems } from '../../../src/stages/hygiene/benchmarks.js';
 import { blankComments, SHORT_ITEM_MIN_TOKENS } from '../../../src/stages/hygiene/short-items.js';
 import { forEachToken } from '../../../src/stages/hygiene/tokens.js';
-import { repoRoot, sharedDir } from '../../helpers/paths.js';
+import { repoRoot } from '../../helpers/paths.js';
+import { HUMANEVAL, pythonFiles, STDLIB } from './helpers.js';
 
 /**
  * HumanEval's solutions (the `canonical_solution` field alone, so 36 of the 164 items have fewer
@@ -18,18 +19,7 @@ import { repoRoot, sharedDir } from '../../helpers/paths.js';
  * is found too, but named HumanEval/56: the two solutions differ only in the bracket characters,
  * which the word n-grams do not see, and a window names the first item that has it.)
  */
-const HUMANEVAL = join(sharedDir, 'data', 'benchmarks', 'HumanEval.jsonl.gz');
-const STDLIB = readdirSync('/usr/lib').filter((d) => /^python3\.\d+$/.test(d)).map((d) => join('/usr/lib', d))[0]!;
 const options = resolveDecontaminateOptions({ benchmarks: [`${HUMANEVAL}:canonical_solution`] });
-
-function pythonFiles(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = join(dir, e.name);
-    if (e.isDirectory() && !/^(test|tests|idlelib|site-packages|dist-packages|__pycache__)$/.test(e.name)) pythonFiles(p, out);
-    else if (e.isFile() && e.name.endsWith('.py')) out.push(p);
-  }
-  return out;
-}
 
 /** The solution as a whole function: the entry point's `def` line from the prompt, then the solution. */
 async function solutions(): Promise<{ name: string; code: string; tokens: number }[]> {
