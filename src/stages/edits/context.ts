@@ -3,7 +3,7 @@ import type { Rng } from '../../core/random.js';
 import type { RepoFile } from '../repos/format.js';
 import { decodeText } from '../fim/text.js';
 import { CatFile, git } from './git.js';
-import { rankBm25, TermCache, termCounts, type Bm25Doc } from './retrieve.js';
+import { rankBm25, TermCache, termCounts, type Bm25Doc, type TermCounts } from './retrieve.js';
 import { TreeFiles } from './tree-files.js';
 
 /**
@@ -56,6 +56,8 @@ interface TreeEntry {
 export class ContextBuilder {
   readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, blobs_indexed: 0 };
   private readonly terms: TermCache;
+  /** Term counts of paths: a path recurs in every commit's tree, its terms need not be split again. */
+  private readonly paths: TermCache;
   private readonly tokens = new Map<string, number>();
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
 
@@ -64,6 +66,7 @@ export class ContextBuilder {
     private readonly countTokens?: (text: string) => number,
   ) {
     this.terms = new TermCache(options.cacheFiles);
+    this.paths = new TermCache(options.cacheFiles);
   }
 
   /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
@@ -110,6 +113,12 @@ export class ContextBuilder {
     return bytes && decodeText(bytes);
   }
 
+  private pathTerms(path: string): TermCounts {
+    let terms = this.paths.get(path);
+    if (!terms) this.paths.set(path, (terms = termCounts(path)));
+    return terms;
+  }
+
   /** The BM25 best `retrieve` files for the description, read from the tree. */
   private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string): Promise<(RepoFile & { sha: string })[]> {
     if (this.options.retrieve <= 0 || entries.length === 0) return [];
@@ -123,7 +132,7 @@ export class ContextBuilder {
         this.stats.blobs_indexed++;
       }
       // The path is part of the document (SWE-bench's retrieval indexes it with the content).
-      if (terms) docs.push({ item: e, terms, pathTerms: termCounts(e.path) });
+      if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
     }
     const best = rankBm25(description, docs, this.options.retrieve);
     if (best.length === 0) this.stats.no_retrieval_hit++;
@@ -159,14 +168,15 @@ export class ContextBuilder {
     if (budget <= 0 || !this.countTokens) return [...chosen];
     let used = 0;
     const kept: T[] = [];
-    for (const c of chosen) {
+    for (const [i, c] of chosen.entries()) {
       const cost = this.tokensOf(c.file, c.sha);
       if (c.why === 'touched' || used + cost <= budget) {
         used += cost;
         kept.push(c);
       } else this.stats.left_out[c.why]++;
+      // Touched files come first and all go in: after the last of them, `used` is their total.
+      if (c.why === 'touched' && chosen[i + 1]?.why !== 'touched' && used > budget) this.stats.touched_over_budget++;
     }
-    if (chosen.filter((c) => c.why === 'touched').reduce((s, c) => s + this.tokensOf(c.file, c.sha), 0) > budget) this.stats.touched_over_budget++;
     return kept;
   }
 

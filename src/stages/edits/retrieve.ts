@@ -88,17 +88,18 @@ export function rankBm25<T>(query: string, docs: readonly Bm25Doc<T>[], n: numbe
   const q = [...new Set(bm25Terms(query))];
   if (q.length === 0) return [];
   const avgdl = docs.reduce((s, d) => s + lengthOf(d), 0) / docs.length || 1;
-  const idf = q.map((t) => {
+  // Each document's term frequencies for the query, looked up once: both the idf and the score use them.
+  const tfs = docs.map((d) => q.map((t) => tfOf(d, t)));
+  const idf = q.map((_, k) => {
     let df = 0;
-    for (const d of docs) if (tfOf(d, t) > 0) df++;
+    for (const tf of tfs) if (tf[k]! > 0) df++;
     return Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
   });
   const scored: Scored<T>[] = [];
-  for (const d of docs) {
+  for (const [i, d] of docs.entries()) {
     const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOf(d)) / avgdl);
     let score = 0;
-    q.forEach((t, k) => {
-      const tf = tfOf(d, t);
+    tfs[i]!.forEach((tf, k) => {
       if (tf) score += (idf[k]! * tf * (BM25_K1 + 1)) / (tf + norm);
     });
     if (score > 0) scored.push({ item: d.item, score });

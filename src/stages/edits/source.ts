@@ -38,10 +38,14 @@ export async function* editsSource(inputs: string[], options: EditsOptions, ctx:
   stats.context = context.stats;
 }
 
-/** The context builder of a run; with a token budget it counts in the packing tokenizer. */
+/**
+ * The context builder of a run; with a token budget it counts in the packing tokenizer, on the
+ * fast backend where it is exact for that tokenizer (the same ids; the reference backend made
+ * counting most of a history's time).
+ */
 async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
   if (options.context.contextTokens <= 0) return new ContextBuilder(options.context);
-  const tokenizer = await loadTokenizer(options.tokenizer);
+  const tokenizer = await loadTokenizer(options.tokenizer, 'auto');
   return new ContextBuilder(options.context, (text) => tokenizer.encodePlain(text).length);
 }
 
