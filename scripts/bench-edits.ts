@@ -16,9 +16,9 @@ import { defaultContext } from '../src/core/stage.js';
 import { editsSource } from '../src/stages/edits/source.js';
 import { resolveEditsOptions } from '../src/stages/edits/options.js';
 import { repoRoot } from '../test/helpers/paths.js';
+import { instancesFromHistory } from '../test/helpers/instances.js';
 
 const COMMITS = Number(process.argv[2] ?? 200);
-const isTest = (p: string) => /(^|\/)tests?\//.test(p) || /\.test\.[jt]s$/.test(p);
 const work = mkdtempSync(join(tmpdir(), 'midpack-bench-edits-'));
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30 });
 
@@ -26,25 +26,7 @@ const repos = join(work, 'repos');
 mkdirSync(repos);
 const clone = join(repos, 'midpack');
 git(work, 'clone', '-q', '--no-checkout', repoRoot, clone);
-const rows: string[] = [];
-for (const line of git(clone, 'rev-list', '--parents', '--no-merges', `--max-count=${COMMITS}`, 'HEAD').trim().split('\n')) {
-  const [commit, parent] = line.split(' ');
-  if (!parent) continue;
-  const files = git(clone, 'diff', '--name-only', parent, commit!).trim().split('\n').filter(Boolean);
-  const code = files.filter((f) => !isTest(f));
-  if (!code.length) continue;
-  const tests = files.filter(isTest);
-  rows.push(
-    JSON.stringify({
-      instance_id: `midpack-${commit!.slice(0, 12)}`,
-      repo: 'midpack/midpack',
-      base_commit: parent,
-      patch: git(clone, 'diff', parent, commit!, '--', ...code),
-      test_patch: tests.length ? git(clone, 'diff', parent, commit!, '--', ...tests) : '',
-      problem_statement: git(clone, 'log', '-1', '--format=%B', commit!),
-    }),
-  );
-}
+const rows = instancesFromHistory(clone, { repo: 'midpack/midpack', idPrefix: 'midpack', maxCount: COMMITS }).map((r) => JSON.stringify(r));
 const file = join(work, 'instances.jsonl');
 writeFileSync(file, rows.join('\n') + '\n');
 console.log(`corpus: ${rows.length} instances from the last ${COMMITS} commits of midpack's own history (${repoRoot})`);

@@ -14,6 +14,7 @@ import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from 
 import { fromArray } from '../../../src/core/stage.js';
 import { ownedBy } from '../../../src/core/ranks.js';
 import { slow } from '../../helpers/tiers.js';
+import { instancesFromHistory, isTest } from '../../helpers/instances.js';
 
 /**
  * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
@@ -22,49 +23,13 @@ import { slow } from '../../helpers/tiers.js';
  */
 const bundle = join(repoRoot, 'data-samples', 'history', 'midpack-web.bundle');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
-const isTest = (p: string) => /(^|\/)tests?\//.test(p) || /\.test\.[jt]s$/.test(p);
-
-interface Row {
-  instance_id: string;
-  repo: string;
-  base_commit: string;
-  patch: string;
-  test_patch: string;
-  problem_statement: string;
-  hints_text: string;
-  commit: string;
-}
-
-function instancesFromHistory(dir: string): Row[] {
-  const rows: Row[] = [];
-  for (const line of git(dir, 'rev-list', '--reverse', '--parents', 'HEAD').trim().split('\n')) {
-    const [commit, parent, ...more] = line.split(' ');
-    if (!parent || more.length) continue;
-    const files = git(dir, 'diff', '--name-only', parent, commit!).trim().split('\n');
-    const code = files.filter((f) => !isTest(f));
-    const tests = files.filter(isTest);
-    if (!code.length) continue;
-    rows.push({
-      instance_id: `midpack__web-${commit!.slice(0, 10)}`,
-      repo: 'midpack/web',
-      base_commit: parent,
-      patch: git(dir, 'diff', parent, commit!, '--', ...code),
-      test_patch: tests.length ? git(dir, 'diff', parent, commit!, '--', ...tests) : '',
-      problem_statement: git(dir, 'log', '-1', '--format=%B', commit!),
-      hints_text: `hint for ${commit!.slice(0, 10)}`,
-      commit: commit!,
-    });
-  }
-  return rows;
-}
-
 function setup() {
   const root = mkdtempSync(join(tmpdir(), 'midpack-instances-'));
   const repos = join(root, 'repos');
   mkdirSync(repos);
   const clone = join(repos, 'midpack__web'); // the OWNER__NAME layout
   git(root, 'clone', '-q', bundle, clone);
-  const rows = instancesFromHistory(clone);
+  const rows = instancesFromHistory(clone, { repo: 'midpack/web', idPrefix: 'midpack__web' });
   const file = join(root, 'instances.jsonl');
   const extra = [
     { instance_id: 'no-statement', repo: 'midpack/web', base_commit: rows[0]!.base_commit, patch: rows[0]!.patch },
