@@ -1,15 +1,20 @@
 /**
  * An open-addressing hash table keyed by a 64-bit hash given as two u32 halves, with a
  * u32 value per key. Typed arrays only, so its memory is exactly 16 bytes a slot and the
- * hot path allocates nothing (no BigInt, no Map entries).
+ * hot path allocates nothing (no BigInt, no Map entries). A slot's four words (generation,
+ * key low, key high, value) sit side by side, so a probe of a table far larger than the
+ * cache touches one cache line, not four.
  *
  * `clear()` is O(1): a slot is occupied only when its generation stamp is the current one.
  */
+const GEN = 0;
+const LO = 1;
+const HI = 2;
+const VAL = 3;
+
 export class HashTable {
-  private hi: Uint32Array;
-  private lo: Uint32Array;
-  private val: Uint32Array;
-  private gen: Uint32Array;
+  /** Slot i is words [4i, 4i + 4): GEN, LO, HI, VAL. */
+  private words: Uint32Array;
   private generation = 1;
   private mask: number;
   size = 0;
@@ -20,10 +25,7 @@ export class HashTable {
     private readonly growable = false,
   ) {
     const cap = 2 ** Math.max(4, Math.ceil(Math.log2(Math.max(1, capacity))));
-    this.hi = new Uint32Array(cap);
-    this.lo = new Uint32Array(cap);
-    this.val = new Uint32Array(cap);
-    this.gen = new Uint32Array(cap);
+    this.words = new Uint32Array(cap * 4);
     this.mask = cap - 1;
   }
 
@@ -35,9 +37,11 @@ export class HashTable {
 
   /** The slot holding the key, or -1. */
   find(hi: number, lo: number): number {
+    const w = this.words;
     for (let i = lo & this.mask; ; i = (i + 1) & this.mask) {
-      if (this.gen[i] !== this.generation) return -1;
-      if (this.lo[i] === lo && this.hi[i] === hi) return i;
+      const at = i << 2;
+      if (w[at + GEN] !== this.generation) return -1;
+      if (w[at + LO] === lo && w[at + HI] === hi) return i;
     }
   }
 
@@ -45,43 +49,46 @@ export class HashTable {
   add(hi: number, lo: number, by: number): number {
     if (this.growable && this.size * 2 >= this.capacity) this.rehash(this.capacity * 2);
     else if (this.size >= this.capacity - 1) throw new Error('hash table is full');
+    const w = this.words;
     let i = lo & this.mask;
     for (; ; i = (i + 1) & this.mask) {
-      if (this.gen[i] !== this.generation) {
-        this.gen[i] = this.generation;
-        this.hi[i] = hi;
-        this.lo[i] = lo;
-        this.val[i] = 0;
+      const at = i << 2;
+      if (w[at + GEN] !== this.generation) {
+        w[at + GEN] = this.generation;
+        w[at + HI] = hi;
+        w[at + LO] = lo;
+        w[at + VAL] = 0;
         this.size++;
         break;
       }
-      if (this.lo[i] === lo && this.hi[i] === hi) break;
+      if (w[at + LO] === lo && w[at + HI] === hi) break;
     }
-    this.val[i] = Math.min(0xffffffff, this.val[i]! + by);
+    const at = (i << 2) + VAL;
+    w[at] = Math.min(0xffffffff, w[at]! + by);
     return i;
   }
 
   value(slot: number): number {
-    return this.val[slot]!;
+    return this.words[(slot << 2) + VAL]!;
   }
 
   setValue(slot: number, v: number): void {
-    this.val[slot] = v;
+    this.words[(slot << 2) + VAL] = v;
   }
 
   keyHi(slot: number): number {
-    return this.hi[slot]!;
+    return this.words[(slot << 2) + HI]!;
   }
 
   keyLo(slot: number): number {
-    return this.lo[slot]!;
+    return this.words[(slot << 2) + LO]!;
   }
 
   clear(): void {
     this.size = 0;
     this.generation++;
     if (this.generation === 0xffffffff) {
-      this.gen.fill(0);
+      for (let at = GEN; at < this.words.length; at += 4) this.words[at] = 0;
       this.generation = 1;
     }
   }
@@ -92,10 +99,11 @@ export class HashTable {
     // Little-endian alias: word 2k is the low half of key k, word 2k+1 the high half.
     const words = new Uint32Array(keys.buffer);
     let n = 0;
-    for (let i = 0; i <= this.mask; i++) {
-      if (this.gen[i] !== this.generation) continue;
-      words[2 * n] = this.lo[i]!;
-      words[2 * n + 1] = this.hi[i]!;
+    const w = this.words;
+    for (let at = 0; at < w.length; at += 4) {
+      if (w[at + GEN] !== this.generation) continue;
+      words[2 * n] = w[at + LO]!;
+      words[2 * n + 1] = w[at + HI]!;
       n++;
     }
     keys.sort();
@@ -105,17 +113,14 @@ export class HashTable {
   }
 
   private rehash(capacity: number): void {
-    const { hi, lo, val, gen, generation } = this;
-    this.hi = new Uint32Array(capacity);
-    this.lo = new Uint32Array(capacity);
-    this.val = new Uint32Array(capacity);
-    this.gen = new Uint32Array(capacity);
+    const { words, generation } = this;
+    this.words = new Uint32Array(capacity * 4);
     this.generation = 1;
     this.mask = capacity - 1;
     this.size = 0;
-    for (let i = 0; i < gen.length; i++) {
-      if (gen[i] !== generation) continue;
-      this.setValue(this.add(hi[i]!, lo[i]!, 0), val[i]!);
+    for (let at = 0; at < words.length; at += 4) {
+      if (words[at + GEN] !== generation) continue;
+      this.setValue(this.add(words[at + HI]!, words[at + LO]!, 0), words[at + VAL]!);
     }
   }
 }

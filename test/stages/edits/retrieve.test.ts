@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../helpers/paths.js';
-import { bm25Terms, rankBm25, TermCache, termCounts } from '../../../src/stages/edits/retrieve.js';
+import { repoRoot, sharedDir } from '../../helpers/paths.js';
+import { bm25Terms, rankBm25, STOPWORDS, TermCache, termCounts } from '../../../src/stages/edits/retrieve.js';
 
 /**
  * midpack's BM25 against bm25s (Lucene BM25, k1 = 0.9, b = 0.4) on the same terms: the files of
@@ -46,4 +47,32 @@ test('BM25 terms split identifiers and drop stopwords; the term cache keeps the 
   assert.equal(cache.get('b'), undefined, 'the least recently used entry went');
   assert.ok(cache.get('a') && cache.get('c'));
   assert.deepEqual(rankBm25('nothing shared', [{ item: 'x', terms: termCounts('alpha beta') }], 3), []);
+});
+
+/** The terms as their definition states them: Unicode word runs, split at camelCase, lowercased, 2+ characters, stopwords out. */
+function referenceTerms(text: string, stopwords: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    for (const part of m[0].split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
+      const t = part.toLowerCase();
+      if (t.length >= 2 && !stopwords.has(t)) out.push(t);
+    }
+  }
+  return out;
+}
+
+test('bm25Terms (a scan of character codes) gives the terms of its regular-expression definition on real multilingual pages and code', () => {
+  const pages = join(sharedDir, 'data', 'web-eval-trafilatura', 'pages');
+  const texts = readdirSync(pages)
+    .sort()
+    .filter((_, i) => i % 10 === 0)
+    .map((f) => gunzipSync(readFileSync(join(pages, f))).toString('utf8'));
+  texts.push(readFileSync(join(repoRoot, 'src', 'stages', 'edits', 'retrieve.ts'), 'utf8'), 'ÀÉÎõü ǅemal ΣΑΣ straße 𝐀𝐁c 𝒜bc 𐐀𐐨 x²³ ٣٤ getHTTPResponseCode XMLHttpRequest');
+  let terms = 0;
+  for (const text of texts) {
+    const want = referenceTerms(text, STOPWORDS);
+    assert.deepEqual(bm25Terms(text), want);
+    terms += want.length;
+  }
+  assert.ok(texts.length > 100 && terms > 100_000, `${texts.length} texts, ${terms} terms`);
 });
