@@ -5,7 +5,7 @@ import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
-import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
+import { countedIn, defaultContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
 import { readDocumentFile, ByteTally } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
@@ -15,22 +15,25 @@ import { checkCountsCover, readCountsHeader } from '../stages/mask/counts-file.j
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import { packPerSource, type Masker } from './run-per-source.js';
-import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
+import type { RunConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
-import { sourceEntry, stageEntry } from './registry.js';
+import { sourceEntry } from './registry.js';
+import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, thenStage } from './prepare-source.js';
+import { preparedInWorkers, type SourceDone } from './prepare-pool.js';
 import { availableParallelism } from 'node:os';
-import { asUnit, tagged } from '../mix/unit.js';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
-import { Clock, StageTimes, startPhase, stageTime, timesInReport, type StageTime } from './stage-times.js';
+import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInReport, type StageTime } from './stage-times.js';
 import { PhasePeaks } from '../core/phase-peaks.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
  *
  *   prepare  every source through its stages, in config order, streamed to OUT/.run/docs.jsonl;
- *            with masking, segment counts are taken from the same stream (pass 1)
+ *            with masking, segment counts are taken from the same stream (pass 1). On W > 1
+ *            workers the sources run in W - 1 worker threads (prepare-pool.ts) beside the main
+ *            thread, which writes and counts: the same bytes for any W
  *   pack     the prepared documents, masked with the counts (pass 2), tokenized and packed
  *
  * Both steps resume: a finished prepare step is kept (OUT/.run/prepared.json), and packing resumes
@@ -111,7 +114,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     let prepared = readPrepared(runDir, runFingerprint);
     if (!prepared) {
       o.memory.start('prepare');
-      prepared = await prepare(cfg, rank, runDir, configHash, runFingerprint, o.onStageTime);
+      prepared = await prepare(cfg, rank, runDir, { configHash, fingerprint: runFingerprint }, workersOf(cfg, o), o.onStageTime);
       o.memory.end();
     }
     if (phase === 'prepare') return { out, prepared };
@@ -230,15 +233,6 @@ function mixtureOptions(cfg: MixtureConfig, o: RunOptions, rank: RankInfo, runDi
   return { cfg, rank, runDir, workers: workersOf(cfg, o), mixtureCounts: o.mixtureCounts, strict: o.strictMixture ?? false, baseFiles, restage, reread };
 }
 
-const mayRepeat = (s: SourceConfig) => (s.target?.maxRepeat ?? 1) > 1;
-
-/** A source that may repeat and has stages keeps its documents as read, for repeats to go through the stages again. */
-function keepsBaseDocs(cfg: RunConfig, s: SourceConfig): boolean {
-  return mayRepeat(s) && s.then.length > 0 && cfg.mixture !== undefined;
-}
-
-const baseFileName = (i: number) => `base-${String(i).padStart(3, '0')}.jsonl`;
-
 function readPrepared(runDir: string, fingerprint: string): Prepared | undefined {
   const p = join(runDir, 'prepared.json');
   if (!existsSync(p)) return undefined;
@@ -254,8 +248,7 @@ function readPrepared(runDir: string, fingerprint: string): Prepared | undefined
   return prepared;
 }
 
-async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHash: string, fingerprint: string, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
-  const owns = ownedBy(rank);
+async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { configHash: string; fingerprint: string }, workers: number, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
   let documents = 0;
@@ -263,49 +256,37 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   const fault = faultPoint();
   const times = new StageTimes();
   const phase = startPhase();
+  const mainCpu0 = threadCpuSeconds();
   const write = new Clock();
-  let stagesWall = 0;
-  let stagesCpu = 0;
+  const sourceDone = (done: SourceDone) => {
+    Object.assign(stages, done.records);
+    for (const [name, t] of Object.entries(done.times)) {
+      times.set(name, t);
+      onStageTime?.(name, t);
+    }
+  };
+  // With W workers, the sources take W - 1 threads: the main thread, which writes and counts, is the W-th.
+  const pooled = workers > 1;
   async function* all(): AsyncIterable<Doc> {
-    for (const [index, source] of cfg.sources.entries()) {
-      const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
-      mkdirSync(ctx.workDir!, { recursive: true });
-      ctx.ledger.printDrops(source.name);
-      let docs = sourceDocs(source, ctx);
-      if (cfg.mixture) docs = mixtureUnits(docs, keepsBaseDocs(cfg, source) ? join(runDir, baseFileName(index)) : undefined);
-      docs = times.wrap(source.name, docs);
-      // Each stage after the source keeps its own ledger: its unit is the document it gets.
-      // `owns` tells a stage that this is one rank of several (dedup then needs the merged index of all ranks).
-      const thenCtx = source.then.map((t, i) => ({ t, c: defaultContext({ seed: cfg.seed, workDir: ctx.workDir, owns }), name: `${source.name}.${t.type}${source.then.length > 1 ? i : ''}` }));
-      let last = source.name;
-      for (const { t, c, name } of thenCtx) {
-        docs = times.wrap(name, thenStage(t)(countedIn(docs, c.ledger), c), last);
-        last = name;
-      }
-      if (cfg.mixture) docs = mapDocs(docs, (d) => tagged(d, source.name));
-      for await (const d of docs) {
-        await write.time(() => writer.write(docToJson(d)));
-        documents++;
-        bytes += Buffer.byteLength(d.text);
-        fault('docs');
-        yield d;
-      }
-      const record = (c: StageContext, type: string) => ({ type, ledger: c.ledger.toJSON(), balanced: c.ledger.balanced(), stats: c.stats });
-      stages[source.name] = record(ctx, source.type);
-      thenCtx.forEach(({ t, c, name }) => (stages[name] = record(c, t.type)));
-      stagesWall += times.inclusive(last).wall;
-      stagesCpu += times.inclusive(last).cpu;
-      for (const name of [source.name, ...thenCtx.map((x) => x.name)]) onStageTime?.(name, times.get(name)!);
+    const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers - 1, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
+    for await (const { doc, line } of docs) {
+      await write.time(() => writer.write(line));
+      documents++;
+      bytes += Buffer.byteLength(doc.text);
+      fault('docs');
+      yield doc;
     }
   }
+  // The time in the documents' next(): the stages (or, pooled, waiting for and reading the workers' parts) and the writes.
+  const feed = new Clock();
   let counts: string | undefined;
   try {
     if (cfg.mask) {
       counts = 'mask-counts.bin';
       const m = resolveMaskOptions(cfg.mask);
-      await countSegments(all(), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank });
+      await countSegments(clocked(all(), feed), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank });
     } else {
-      for await (const _ of all()) void _;
+      for await (const _ of clocked(all(), feed)) void _;
     }
   } catch (e) {
     writer.abort();
@@ -313,57 +294,51 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, configHas
   }
   await writer.close();
   rmSync(join(runDir, 'tmp'), { recursive: true, force: true });
-  finishPrepareTimes(times, phase.stop(documents, bytes), write, { wall: stagesWall, cpu: stagesCpu }, counts !== undefined, onStageTime);
-  const prepared: Prepared = { config_sha256: configHash, fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}), stage_times: times.toJSON() };
+  const mainThread = { wall: phase.elapsed().wall - feed.wall, cpu: threadCpuSeconds() - mainCpu0 - feed.cpu };
+  finishPrepareTimes(times, phase.stop(documents, bytes), write, mainThread, counts !== undefined, onStageTime);
+  const prepared: Prepared = { config_sha256: ids.configHash, fingerprint: ids.fingerprint, rank: rank.rank, world_size: rank.worldSize, documents, stages, ...(counts ? { counts } : {}), stage_times: times.toJSON() };
   writeFileAtomic(join(runDir, 'prepared.json'), JSON.stringify(prepared, null, 2) + '\n');
   return prepared;
 }
 
+/** The sources one after the other on this thread (one worker, or one source). */
+async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onSource: (done: SourceDone) => void): AsyncIterable<{ doc: Doc; line: string }> {
+  for (const index of cfg.sources.keys()) {
+    const times = new StageTimes();
+    const source = prepareSource(cfg, index, rank, runDir, times);
+    for await (const doc of source.docs) yield { doc, line: docToJson(doc) };
+    onSource({ records: source.records(), times: source.times() });
+  }
+}
+
+/** `docs`, the time of each next() added to `clock`. */
+async function* clocked<T>(docs: AsyncIterable<T>, clock: Clock): AsyncIterable<T> {
+  const it = docs[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const r = await clock.time(() => it.next());
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
 /**
  * The prepare phase's own parts beside the stages: writing OUT/.run/docs.jsonl, and (masking)
- * counting the segments, which is the phase's time outside the stages and the writes.
+ * counting the segments: the main thread's time outside the documents' next() (`counting`).
  */
 function finishPrepareTimes(
   times: StageTimes,
   total: StageTime,
   write: { wall: number; cpu: number },
-  stages: { wall: number; cpu: number },
+  counting: { wall: number; cpu: number },
   masked: boolean,
   onStageTime?: RunOptions['onStageTime'],
 ): void {
   times.set('prepare.write', stageTime(write.wall, write.cpu, total.documents, total.bytes));
-  if (masked) times.set('mask.count', stageTime(Math.max(0, total.wall_s - stages.wall - write.wall), Math.max(0, total.cpu_s - stages.cpu - write.cpu), total.documents, total.bytes));
+  if (masked) times.set('mask.count', stageTime(Math.max(0, counting.wall), Math.max(0, counting.cpu), total.documents, total.bytes));
   times.set('prepare', total);
   for (const name of ['prepare.write', ...(masked ? ['mask.count'] : []), 'prepare']) onStageTime?.(name, times.get(name)!);
-}
-
-/** A source's documents as mixture units (meta.mixture_unit = their id), written to `baseFile` too when given. */
-async function* mixtureUnits(docs: AsyncIterable<Doc>, baseFile?: string): AsyncIterable<Doc> {
-  const writer = baseFile ? new AtomicLineWriter(baseFile) : undefined;
-  try {
-    for await (const d of docs) {
-      const unit = asUnit(d);
-      await writer?.write(docToJson(unit));
-      yield unit;
-    }
-  } catch (e) {
-    writer?.abort();
-    throw e;
-  }
-  await writer?.close();
-}
-
-async function* mapDocs(docs: AsyncIterable<Doc>, f: (d: Doc) => Doc): AsyncIterable<Doc> {
-  for await (const d of docs) yield f(d);
-}
-
-/** One source of the config as a document stream, through the registry (src/job/registry.ts). */
-function sourceDocs(s: SourceConfig, ctx: StageContext): AsyncIterable<Doc> {
-  const entry = sourceEntry(s.type);
-  return entry.read(s.inputs, entry.resolve(s.options), ctx);
-}
-
-function thenStage(t: ThenConfig): Stage {
-  const entry = stageEntry(t.type);
-  return entry.stage(entry.resolve(t.options));
 }

@@ -56,7 +56,7 @@ test('run: the example mix over data-samples, every stage accounted for, every k
   const dir = tmp();
   const out = join(dir, 'out');
   // Not a reproducible run (no SOURCE_DATE_EPOCH): report.json and report.html carry the stage times.
-  const r = midpack(['run', exampleConfig(dir, out)], { env: { SOURCE_DATE_EPOCH: '' } });
+  const r = midpack(['run', exampleConfig(dir, out), '--workers', '2', '--force-workers'], { env: { SOURCE_DATE_EPOCH: '' } });
   assert.equal(r.status, 0, r.stderr);
   const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
   assert.equal(m.balanced, true);
@@ -67,8 +67,9 @@ test('run: the example mix over data-samples, every stage accounted for, every k
   const lastOfEach = stageNames.filter((k) => !stageNames.some((o) => o.startsWith(`${k}.`)));
   assert.equal(lastOfEach.reduce((n, k) => n + times[k]!.documents, 0), m.ledger.records_in, 'the last stage of each source yields the packed documents');
   assert.equal(times.prepare!.documents, m.ledger.records_in);
-  const own = stageNames.reduce((s, k) => s + times[k]!.wall_s, 0) + times['prepare.write']!.wall_s + times['mask.count']!.wall_s;
-  assert.ok(Math.abs(own - times.prepare!.wall_s) < 0.05 + 0.001 * stageNames.length, `stages ${own} s against the prepare phase ${times.prepare!.wall_s} s`);
+  // On 2 workers the sources run in a prepare worker while the main thread writes and counts: each within the phase.
+  for (const k of stageNames) assert.ok(times[k]!.wall_s <= times.prepare!.wall_s + 0.01, `${k}: ${times[k]!.wall_s} s, longer than the prepare phase`);
+  assert.ok(times['prepare.write']!.wall_s + times['mask.count']!.wall_s <= times.prepare!.wall_s + 0.01);
   assert.ok(times.pack!.wall_s > 0 && times.pack!.mb_per_s > 0);
   for (const k of [...stageNames, 'pack']) assert.match(r.stderr, new RegExp(`^midpack: run: stage ${k.replace('.', '\\.')}: [\\d,]+ documents, `, 'm'));
   assert.match(readFileSync(join(out, 'report.html'), 'utf8'), /<h2>Time per stage<\/h2>/);

@@ -1,0 +1,161 @@
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Doc } from '../doc/document.js';
+import type { RankInfo } from '../core/ranks.js';
+import type { RunConfig } from './run-config.js';
+import type { StageTime } from './stage-times.js';
+import type { StageRecord } from './prepare-source.js';
+
+/**
+ * The prepare step's sources in worker threads, beside the main thread that writes and counts.
+ *
+ * Each source (with its `then:` stages) runs whole in one worker (prepare-worker.ts), through the
+ * same prepareSource() as on the main thread, so its documents are the same bytes wherever it
+ * runs; at most `workers` sources run at once, started in config order. A worker appends its
+ * documents to a part file (OUT/.run/tmp/parts/) and says how far the file holds whole lines; the
+ * main thread reads the parts in config order, the one it is on while it is being written, so
+ * the prepared documents (and the segment counts taken from them) are the same bytes for any
+ * number of workers. Memory is one read buffer per part: a fast source waits on disk, never in
+ * memory.
+ */
+export interface SourceDone {
+  records: Record<string, StageRecord>;
+  times: Record<string, StageTime>;
+}
+
+/** Messages of a prepare worker (prepare-worker.ts). */
+export type PrepareMessage =
+  | { type: 'flushed'; bytes: number }
+  | ({ type: 'done'; bytes: number } & SourceDone)
+  | { type: 'error'; message: string; name: string; stack?: string };
+
+/** What every prepare worker is started with. */
+export interface PrepareSetup {
+  cfg: RunConfig;
+  rank: RankInfo;
+  runDir: string;
+}
+
+/** One source for a worker: the config's `index`th, its documents into `part`. */
+export interface PrepareTask {
+  index: number;
+  part: string;
+}
+
+/** One source's part: how far it holds whole lines, and whether its worker is done. */
+class Part {
+  flushed = 0;
+  done: SourceDone | undefined;
+  error: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(readonly path: string) {}
+
+  onMessage(m: PrepareMessage): void {
+    if (m.type === 'error') this.fail(Object.assign(new Error(m.message), { name: m.name }));
+    else {
+      this.flushed = m.bytes;
+      if (m.type === 'done') this.done = { records: m.records, times: m.times };
+    }
+    this.notify();
+  }
+
+  fail(e: Error): void {
+    this.error ??= e;
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  /** The part's lines as its worker writes them, to the end; its figures then in `done`. */
+  async *lines(): AsyncIterable<string> {
+    const fd = openSync(this.path, 'r');
+    const buf = Buffer.allocUnsafe(READ_BYTES);
+    let pos = 0;
+    let carry: Buffer | undefined;
+    try {
+      for (;;) {
+        if (this.error) throw this.error;
+        if (pos === this.flushed) {
+          if (this.done) return;
+          await this.changed();
+          continue;
+        }
+        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, this.flushed - pos), pos);
+        if (n <= 0) throw new Error(`${this.path}: the part ended at byte ${pos}, its worker wrote ${this.flushed}`);
+        pos += n;
+        const chunk = carry ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+        const end = chunk.lastIndexOf(10) + 1;
+        // Copied: `buf` is read into again.
+        carry = end < chunk.length ? Buffer.from(chunk.subarray(end)) : undefined;
+        if (end > 0) yield* chunk.toString('utf8', 0, end - 1).split('\n');
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+const READ_BYTES = 4 << 20;
+
+/**
+ * The documents of every source of `cfg`, in config order, each with its JSONL line (the bytes
+ * the main thread writes); `onSource(done)` as each source's last document has been given.
+ */
+export async function* preparedInWorkers(
+  cfg: RunConfig,
+  rank: RankInfo,
+  runDir: string,
+  workers: number,
+  onSource: (done: SourceDone) => void,
+): AsyncIterable<{ doc: Doc; line: string }> {
+  const partsDir = join(runDir, 'tmp', 'parts');
+  mkdirSync(partsDir, { recursive: true });
+  const parts = cfg.sources.map((_, i) => new Part(join(partsDir, `${String(i).padStart(3, '0')}.jsonl`)));
+  const threads: Worker[] = [];
+  let next = 0;
+  // A worker takes the next source when it is done with one: its modules load once.
+  const give = (w: Worker) => {
+    if (next >= parts.length) return;
+    const index = next++;
+    writeFileSync(parts[index]!.path, ''); // there for the main thread to open before the worker's first write
+    (w as Worker & { index?: number }).index = index;
+    w.postMessage({ index, part: parts[index]!.path } satisfies PrepareTask);
+  };
+  const spawn = () => {
+    const w: Worker & { index?: number } = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
+    threads.push(w);
+    w.on('message', (m: PrepareMessage) => {
+      parts[w.index!]!.onMessage(m);
+      if (m.type === 'done') give(w);
+    });
+    w.on('error', (e) => parts[w.index!]!.fail(e));
+    // Checked a turn later: a worker's last messages are delivered before its 'exit', never after.
+    w.on('exit', (code) =>
+      setImmediate(() => {
+        for (const part of parts) if (!part.done) part.fail(new Error(`a prepare worker exited (code ${code}) before the last document of ${part.path}`));
+      }),
+    );
+    give(w);
+  };
+  try {
+    for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
+    for (const part of parts) {
+      for await (const line of part.lines()) yield { doc: JSON.parse(line) as Doc, line };
+      onSource(part.done!);
+      rmSync(part.path, { force: true });
+    }
+  } finally {
+    // Done, failed, or the consumer stopped: no source goes on writing.
+    await Promise.all(threads.map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,56 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { docToJson } from '../doc/document.js';
+import { prepareSource } from './prepare-source.js';
+import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-pool.js';
+import { StageTimes } from './stage-times.js';
+
+/**
+ * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
+ * stages, its documents appended to its part file as JSONL. After each flush it says how many bytes
+ * of whole lines the file holds; at the end of a source, its ledgers, figures and stage times.
+ */
+const setup = workerData as PrepareSetup;
+const post = (m: PrepareMessage) => parentPort!.postMessage(m);
+/** A flush at least this often, so the main thread reads a slow source as it goes. */
+const FLUSH_MS = 50;
+const FLUSH_BYTES = 1 << 20;
+
+async function prepareOne(task: PrepareTask): Promise<void> {
+  const times = new StageTimes();
+  const source = prepareSource(setup.cfg, task.index, setup.rank, setup.runDir, times);
+  const fd = openSync(task.part, 'a');
+  let pending: string[] = [];
+  let pendingChars = 0;
+  let bytes = 0;
+  let last = performance.now();
+  const flush = () => {
+    if (pending.length) {
+      const b = Buffer.from(pending.join(''), 'utf8');
+      for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
+      bytes += b.length;
+      [pending, pendingChars] = [[], 0];
+      post({ type: 'flushed', bytes });
+    }
+    last = performance.now();
+  };
+  try {
+    for await (const d of source.docs) {
+      const line = docToJson(d) + '\n';
+      pending.push(line);
+      pendingChars += line.length;
+      if (pendingChars >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();
+    }
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+  post({ type: 'done', bytes, records: source.records(), times: source.times() });
+}
+
+parentPort!.on('message', (task: PrepareTask) => {
+  prepareOne(task).catch((e: unknown) => {
+    const err = e instanceof Error ? e : new Error(String(e));
+    post({ type: 'error', message: err.message, name: err.name, stack: err.stack });
+  });
+});
