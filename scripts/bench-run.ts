@@ -20,7 +20,10 @@
  * same config (its own output folder) in the same run, prints the speed-up, and compares the
  * prepared documents: the same ids in the same order, and which texts differ, by kind.
  *
- *   npm run bench:run -- [--workers 2] [--small] [--baseline /tmp/midpack-main]
+ * `--baseline-context`: this build's history edits get the context 38a73f5 gave them (changed files
+ * and related ones: `retrieve: 0, contextTokens: 0`), so both builds do the same work.
+ *
+ *   npm run bench:run -- [--workers 2] [--small] [--baseline /tmp/midpack-main] [--baseline-context]
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -36,6 +39,8 @@ const dir = join(repoRoot, '.bench', small ? 'run-small' : 'run');
 const workers = Number(args[args.indexOf('--workers') + 1] ?? 0) || 2;
 const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 const HISTORY_REV = '38a73f5';
+/** History edits without BM25 retrieval and a token budget (`--retrieve 0 --context-tokens 0`), as 38a73f5 built them. */
+const sameContext = args.includes('--baseline-context');
 
 /** midpack's own history, cloned from this checkout (no working tree) with its HEAD at HISTORY_REV. */
 function ownHistory(): string {
@@ -79,10 +84,12 @@ async function buildInputs(): Promise<{ config: string; baselineConfig: string; 
   for (const s of cfg.sources) s.inputs = inputs[s.name];
   cfg.sources[0].options.layout = 'collection';
   cfg.workers = workers;
-  const config = join(dir, 'pipeline.yaml');
-  writeFileSync(config, YAML.stringify(cfg));
   const baselineConfig = join(dir, 'pipeline-baseline.yaml');
   writeFileSync(baselineConfig, YAML.stringify({ ...cfg, out: join(dir, 'out-baseline') }));
+  // The context 38a73f5 built for history edits (changed files and 2 related ones): the same work, to compare the machinery.
+  if (sameContext) for (const s of cfg.sources) if (s.type === 'edits') s.options = { ...s.options, retrieve: 0, contextTokens: 0 };
+  const config = join(dir, 'pipeline.yaml');
+  writeFileSync(config, YAML.stringify(cfg));
   const bytes = Object.values(inputs).flat().reduce((s, p) => s + du(p), 0);
   return { config, baselineConfig, bytes };
 }
