@@ -24,6 +24,8 @@ export interface CountOptions {
 
 export const DEFAULT_MEMORY_MB = 512;
 export const DEFAULT_SAMPLES = 1000;
+/** The count table's first size (1 MB); it doubles at half load up to the memory budget's. */
+const INITIAL_SLOTS = 2 ** 16;
 
 export interface CountSummary {
   header: CountsHeader;
@@ -66,7 +68,8 @@ export class SegmentCounter {
   private readonly samples: number;
   private readonly slots: number;
   private readonly spillAt: number;
-  private readonly table: HashTable;
+  /** Starts small and doubles up to `slots`: a table the budget's size would page in hundreds of MB for a corpus that needs a few. */
+  private table: HashTable;
   private readonly inDoc = new HashTable(1024, true);
   /** A sample per table slot for the segments most likely to end among the most frequent. */
   private readonly sampleCap: number;
@@ -86,16 +89,18 @@ export class SegmentCounter {
     // Three quarters of the budget for the table (the rest: samples, buffers, the document).
     this.slots = 2 ** Math.max(10, Math.floor(Math.log2((memoryBytes * 0.75) / HashTable.bytesPerSlot)));
     this.spillAt = Math.floor(this.slots * 0.75);
-    this.table = new HashTable(this.slots);
+    this.table = new HashTable(Math.min(this.slots, INITIAL_SLOTS));
     this.sampleCap = Math.max(4096, 4 * this.samples);
   }
 
   add(doc: Doc, segment: Segmenter): void {
-    const { table, sampleBySlot } = this;
+    const { sampleBySlot } = this;
     this.inDoc.clear();
     segment(doc, (hi, lo, _start, _end, normalized) => {
       if (this.inDoc.value(this.inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
-      if (table.size >= this.spillAt) this.spill();
+      if (this.table.size >= this.spillAt) this.spill();
+      else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
+      const table = this.table;
       const slot = table.add(hi, lo, 1);
       const n = table.value(slot);
       // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
@@ -125,6 +130,20 @@ export class SegmentCounter {
     }
     const header = mergeCountsFiles(level, out, this.samples, { rank });
     return { header, runs: this.runs.length, table_slots: this.slots };
+  }
+
+  /**
+   * The table at twice the size, its entries and the samples' slots moved over (the samples in
+   * their order, which pruning's ties follow): what it counts and keeps is as with the full table.
+   */
+  private grow(): void {
+    const old = this.table;
+    const next = new HashTable(Math.min(this.slots, old.capacity * 2));
+    old.forEachOccupied((slot) => next.setValue(next.add(old.keyHi(slot), old.keyLo(slot), 0), old.value(slot)));
+    const samples = [...this.sampleBySlot];
+    this.sampleBySlot.clear();
+    for (const [slot, text] of samples) this.sampleBySlot.set(next.find(old.keyHi(slot), old.keyLo(slot)), text);
+    this.table = next;
   }
 
   /** Keeps the half of the samples with the highest counts (ties: the earliest kept). */

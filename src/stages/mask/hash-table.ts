@@ -93,6 +93,12 @@ export class HashTable {
     }
   }
 
+  /** Calls `f` with each occupied slot, in slot order. */
+  forEachOccupied(f: (slot: number) => void): void {
+    const w = this.words;
+    for (let at = 0; at < w.length; at += 4) if (w[at + GEN] === this.generation) f(at >> 2);
+  }
+
   /** Occupied slots in key order (hash ascending as an unsigned 64-bit number). */
   sortedSlots(): Uint32Array {
     const keys = new BigUint64Array(this.size);
