@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { FileTail } from '../io/file-tail.js';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Doc } from '../doc/document.js';
@@ -43,69 +44,19 @@ export interface PrepareTask {
   part: string;
 }
 
-/** One source's part: how far it holds whole lines, and whether its worker is done. */
-class Part {
-  flushed = 0;
-  done: SourceDone | undefined;
-  error: Error | undefined;
-  private wake: (() => void) | undefined;
-
-  constructor(readonly path: string) {}
+/** One source's part: the file its worker appends to, and the source's figures once it is done. */
+class Part extends FileTail {
+  records: SourceDone | undefined;
 
   onMessage(m: PrepareMessage): void {
     if (m.type === 'error') this.fail(Object.assign(new Error(m.message), { name: m.name }));
+    else if (m.type === 'flushed') this.advance(m.bytes);
     else {
-      this.flushed = m.bytes;
-      if (m.type === 'done') this.done = { records: m.records, times: m.times };
-    }
-    this.notify();
-  }
-
-  fail(e: Error): void {
-    this.error ??= e;
-    this.notify();
-  }
-
-  private notify(): void {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
-  }
-
-  private changed(): Promise<void> {
-    return new Promise((resolve) => (this.wake = resolve));
-  }
-
-  /** The part's lines as its worker writes them, to the end; its figures then in `done`. */
-  async *lines(): AsyncIterable<string> {
-    const fd = openSync(this.path, 'r');
-    const buf = Buffer.allocUnsafe(READ_BYTES);
-    let pos = 0;
-    let carry: Buffer | undefined;
-    try {
-      for (;;) {
-        if (this.error) throw this.error;
-        if (pos === this.flushed) {
-          if (this.done) return;
-          await this.changed();
-          continue;
-        }
-        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, this.flushed - pos), pos);
-        if (n <= 0) throw new Error(`${this.path}: the part ended at byte ${pos}, its worker wrote ${this.flushed}`);
-        pos += n;
-        const chunk = carry ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-        const end = chunk.lastIndexOf(10) + 1;
-        // Copied: `buf` is read into again.
-        carry = end < chunk.length ? Buffer.from(chunk.subarray(end)) : undefined;
-        if (end > 0) yield* chunk.toString('utf8', 0, end - 1).split('\n');
-      }
-    } finally {
-      closeSync(fd);
+      this.records = { records: m.records, times: m.times };
+      this.finish(m.bytes);
     }
   }
 }
-
-const READ_BYTES = 4 << 20;
 
 /**
  * The documents of every source of `cfg`, in config order, each with its JSONL line (the bytes
@@ -151,7 +102,7 @@ export async function* preparedInWorkers(
     for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
     for (const part of parts) {
       for await (const line of part.lines()) yield { doc: JSON.parse(line) as Doc, line };
-      onSource(part.done!);
+      onSource(part.records!);
       rmSync(part.path, { force: true });
     }
   } finally {
