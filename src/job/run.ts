@@ -32,7 +32,7 @@ import { PhasePeaks } from '../core/phase-peaks.js';
  *
  *   prepare  every source through its stages, in config order, streamed to OUT/.run/docs.jsonl;
  *            with masking, segment counts are taken from the same stream (pass 1). On W > 1
- *            workers the sources run in W - 1 worker threads (prepare-pool.ts) beside the main
+ *            workers the sources run in W worker threads (prepare-pool.ts) beside the main
  *            thread, which writes and counts: the same bytes for any W
  *   pack     the prepared documents, masked with the counts (pass 2), tokenized and packed
  *
@@ -265,10 +265,10 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
       onStageTime?.(name, t);
     }
   };
-  // With W workers, the sources take W - 1 threads: the main thread, which writes and counts, is the W-th.
+  // With W workers, the sources take W threads: the main thread, which writes and counts, waits on them half the time.
   const pooled = workers > 1;
   async function* all(): AsyncIterable<Doc> {
-    const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers - 1, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
+    const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
     for await (const { doc, line } of docs) {
       await write.time(() => writer.write(line));
       documents++;

@@ -11,8 +11,8 @@ import { midpack } from '../helpers/run-cli.js';
  * The prepare step's sources in worker threads (src/job/prepare-pool.ts): on the example mix over
  * data-samples (real repositories with FIM, web pages, history, documents, trajectories), the
  * prepared documents, the segment counts and every stage's ledger and figures are the same bytes
- * on 1 worker (every source on the main thread), 2 (one prepare worker beside the main thread)
- * and 4 (three, more than the machine's cores), and a source that fails in a worker fails the run.
+ * on 1 worker (every source on the main thread), 2 (two prepare workers beside the main thread)
+ * and 4 (more than the machine's cores), and a source that fails in a worker fails the run.
  */
 const tmp = () => mkdtempSync(join(tmpdir(), 'midpack-prepare-pool-'));
 

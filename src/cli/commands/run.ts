@@ -24,7 +24,7 @@ export function register(program: Command): void {
     .option('--strict-mixture', 'a mixture target that cannot be met within maxRepeat is an error (default: a message and the shortfall in the report)', false)
     .option('--rank <r>', 'rank of this process (default: the Slurm array task, relative to the array as first submitted, which OUT/.midpack-ranks.json records; or JOB_COMPLETION_INDEX)', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: the config\'s worldSize, MIDPACK_WORLD_SIZE, JOB_COMPLETIONS, OUT/.midpack-ranks.json, else the Slurm array\'s span (MAX-MIN)/STEP+1)', intOption('--world-size', 1))
-    .option('--workers <n>', 'worker threads: while preparing, sources run in n - 1 of them beside the main thread (1: all on the main thread); while packing, n tokenizers (default: the config, else the core count)', intOption('--workers', 1))
+    .option('--workers <n>', 'worker threads: while preparing, n of them run the sources beside the main thread (1: all on the main thread); while packing, n tokenizers (default: the config, else the core count)', intOption('--workers', 1))
     .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false);
   addJobOptions(cmd)
     .addHelpText(
