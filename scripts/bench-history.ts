@@ -12,7 +12,11 @@
  * the same texts for every sample without a diff (`sr`), and for the others how many texts differ
  * (the diff is git's own text since issue 32, see docs/fim.md).
  *
- *   npm run bench:history -- [--baseline /tmp/midpack-main] [--rounds 1]
+ * `--baseline-context`: this build builds the context 38a73f5 built (changed files and related
+ * ones: `--retrieve 0 --context-tokens 0`; BM25 retrieval and the token budget came with issue 30),
+ * so both builds do the same work.
+ *
+ *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1]
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +29,7 @@ const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const baseline = opt('--baseline');
 const rounds = Number(opt('--rounds') ?? 1);
+const sameContext = args.includes('--baseline-context') ? ['--retrieve', '0', '--context-tokens', '0'] : [];
 
 function cloneHistory(): string {
   const repo = join(dir, 'midpack');
@@ -56,14 +61,14 @@ interface Measure {
   out: string;
 }
 
-function runEdits(root: string, repo: string, name: string): Measure {
+function runEdits(root: string, repo: string, name: string, extra: string[] = []): Measure {
   const { bin, counter } = countingGit();
   rmSync(counter, { force: true });
   const out = join(dir, `${name}.jsonl`);
   const cli = join(root, 'dist', 'src', 'cli', 'main.js');
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'edits', repo, '--rev', REV, '--out', out, '--quiet'], { encoding: 'utf8', env });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'edits', repo, '--rev', REV, '--out', out, '--quiet', ...extra], { encoding: 'utf8', env });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${name}: midpack edits failed: ${r.stderr.slice(-2000)}`);
   const starts = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
@@ -107,9 +112,9 @@ function compare(a: string, b: string): string {
 
 const repo = cloneHistory();
 const commits = Number(spawnSync('git', ['-C', repo, 'rev-list', '--count', REV], { encoding: 'utf8' }).stdout.trim());
-process.stdout.write(`bench:history  midpack's own history at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on)\n`);
+process.stdout.write(`bench:history  midpack's own history at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
 for (let round = 1; round <= rounds; round++) {
-  const now = runEdits(repoRoot, repo, 'this');
+  const now = runEdits(repoRoot, repo, 'this', sameContext);
   process.stdout.write(describe(`this build   round ${round}`, now, commits) + '\n');
   if (baseline) {
     const base = runEdits(baseline, repo, 'baseline');
