@@ -58,6 +58,24 @@ class Part extends FileTail {
   }
 }
 
+/** A prepared document, its JSONL line, and (masking, from a worker) its segments found and hashed. */
+export interface PreparedDoc {
+  doc: Doc;
+  line: string;
+  segments?: Uint32Array;
+}
+
+/** A part's line: the document's JSON, then with masking a tab and its segments in base64 (prepare-worker.ts). */
+function preparedLine(text: string, masked: boolean): PreparedDoc {
+  if (!masked) return { doc: JSON.parse(text) as Doc, line: text };
+  const tab = text.lastIndexOf('\t');
+  const line = text.slice(0, tab);
+  const bytes = Buffer.from(text.slice(tab + 1), 'base64');
+  const segments = new Uint32Array(bytes.length >> 2);
+  new Uint8Array(segments.buffer).set(bytes);
+  return { doc: JSON.parse(line) as Doc, line, segments };
+}
+
 /**
  * The documents of every source of `cfg`, in config order, each with its JSONL line (the bytes
  * the main thread writes); `onSource(done)` as each source's last document has been given.
@@ -68,7 +86,7 @@ export async function* preparedInWorkers(
   runDir: string,
   workers: number,
   onSource: (done: SourceDone) => void,
-): AsyncIterable<{ doc: Doc; line: string }> {
+): AsyncIterable<PreparedDoc> {
   const partsDir = join(runDir, 'tmp', 'parts');
   mkdirSync(partsDir, { recursive: true });
   const parts = cfg.sources.map((_, i) => new Part(join(partsDir, `${String(i).padStart(3, '0')}.jsonl`)));
@@ -101,7 +119,7 @@ export async function* preparedInWorkers(
   try {
     for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
     for (const part of parts) {
-      for await (const line of part.lines()) yield { doc: JSON.parse(line) as Doc, line };
+      for await (const line of part.lines()) yield preparedLine(line, cfg.mask !== undefined);
       onSource(part.records!);
       rmSync(part.path, { force: true });
     }

@@ -4,10 +4,15 @@ import { docToJson } from '../doc/document.js';
 import { prepareSource } from './prepare-source.js';
 import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-pool.js';
 import { StageTimes } from './stage-times.js';
+import { documentSegments } from '../stages/mask/count.js';
+import { HashTable } from '../stages/mask/hash-table.js';
+import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
+import { resolveMaskOptions } from '../stages/mask/options.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
- * stages, its documents appended to its part file as JSONL. After each flush it says how many bytes
+ * stages, its documents appended to its part file as JSONL (with masking, each line followed by
+ * the document's segments). After each flush it says how many bytes
  * of whole lines the file holds; at the end of a source, its ledgers, figures and stage times.
  */
 const setup = workerData as PrepareSetup;
@@ -15,6 +20,15 @@ const post = (m: PrepareMessage) => parentPort!.postMessage(m);
 /** A flush at least this often, so the main thread reads a slow source as it goes. */
 const FLUSH_MS = 50;
 const FLUSH_BYTES = 1 << 20;
+
+/**
+ * With masking, each document's segments are found and hashed here, where it was made, and go
+ * after its JSON on its line (a tab, then base64 words: documentSegments); the main thread only
+ * counts them. JSON never holds a raw tab, so the last tab of a line starts them.
+ */
+const segments = setup.cfg.mask ? { segment: await loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)), seen: new HashTable(1024, true) } : undefined;
+
+const segmentsField = (found: Uint32Array) => Buffer.from(found.buffer, found.byteOffset, found.byteLength).toString('base64');
 
 async function prepareOne(task: PrepareTask): Promise<void> {
   const times = new StageTimes();
@@ -36,7 +50,7 @@ async function prepareOne(task: PrepareTask): Promise<void> {
   };
   try {
     for await (const d of source.docs) {
-      const line = docToJson(d) + '\n';
+      const line = docToJson(d) + (segments ? `\t${segmentsField(documentSegments(d, segments.segment, segments.seen))}\n` : '\n');
       pending.push(line);
       pendingChars += line.length;
       if (pendingChars >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();

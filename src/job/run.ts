@@ -21,7 +21,7 @@ import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
 import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, thenStage } from './prepare-source.js';
-import { preparedInWorkers, type SourceDone } from './prepare-pool.js';
+import { preparedInWorkers, type PreparedDoc, type SourceDone } from './prepare-pool.js';
 import { availableParallelism } from 'node:os';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
 import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInReport, type StageTime } from './stage-times.js';
@@ -267,9 +267,12 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
   };
   // With W workers, the sources take W threads: the main thread, which writes and counts, waits on them half the time.
   const pooled = workers > 1;
+  // Segments the prepare workers found and hashed, for the counter (the one being counted at a time).
+  const found = new WeakMap<Doc, Uint32Array>();
   async function* all(): AsyncIterable<Doc> {
     const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
-    for await (const { doc, line } of docs) {
+    for await (const { doc, line, segments } of docs) {
+      if (segments) found.set(doc, segments);
       await write.time(() => writer.write(line));
       documents++;
       bytes += Buffer.byteLength(doc.text);
@@ -284,7 +287,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
     if (cfg.mask) {
       counts = 'mask-counts.bin';
       const m = resolveMaskOptions(cfg.mask);
-      await countSegments(clocked(all(), feed), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank });
+      await countSegments(clocked(all(), feed), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank, segmentsOf: (d) => found.get(d) });
     } else {
       for await (const _ of clocked(all(), feed)) void _;
     }
@@ -302,7 +305,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
 }
 
 /** The sources one after the other on this thread (one worker, or one source). */
-async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onSource: (done: SourceDone) => void): AsyncIterable<{ doc: Doc; line: string }> {
+async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onSource: (done: SourceDone) => void): AsyncIterable<PreparedDoc> {
   for (const index of cfg.sources.keys()) {
     const times = new StageTimes();
     const source = prepareSource(cfg, index, rank, runDir, times);

@@ -20,6 +20,11 @@ export interface CountOptions {
   fanIn?: number;
   /** The rank whose documents these are: recorded in the counts file, checked at merges. */
   rank?: RankInfo;
+  /**
+   * A document's segments found elsewhere (a prepare worker: documentSegments), or undefined to
+   * find them here: the same segments, in the same order, give the same counts file.
+   */
+  segmentsOf?: (doc: Doc) => Uint32Array | undefined;
 }
 
 export const DEFAULT_MEMORY_MB = 512;
@@ -50,7 +55,9 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
   try {
     const counter = new SegmentCounter(params, options, work, (m) => ctx?.log(m));
     for await (const doc of docs) {
-      counter.add(doc, segment);
+      const found = options.segmentsOf?.(doc);
+      if (found) counter.addFound(doc, found);
+      else counter.add(doc, segment);
       ctx?.ledger.output();
     }
     const summary = counter.finish(out, Math.max(2, options.fanIn ?? 64), options.rank);
@@ -62,6 +69,27 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
 }
 
 type Segmenter = Awaited<ReturnType<typeof loadSegmenter>>;
+
+/** Words per segment in documentSegments' array: hash high, hash low, line start, line end (before its newline). */
+const SEGMENT_WORDS = 4;
+
+/**
+ * A document's distinct segments in the order the counter meets them (first occurrences), for a
+ * counter on another thread (SegmentCounter.addFound): the work of finding and hashing them is
+ * then done where the document was made.
+ */
+export function documentSegments(doc: Pick<Doc, 'text' | 'special_spans'>, segment: Segmenter, seen: HashTable): Uint32Array {
+  seen.clear();
+  const out: number[] = [];
+  segment(doc, (hi, lo, start, end) => {
+    if (seen.value(seen.add(hi, lo, 1)) !== 1) return;
+    out.push(hi, lo, start, end > start && doc.text.charCodeAt(end - 1) === 10 ? end - 1 : end);
+  });
+  return Uint32Array.from(out);
+}
+
+/** A segment's normalized text from its line (segments.ts: the line trimmed). */
+const normalizedAt = (text: string, start: number, lineEnd: number) => text.slice(start, lineEnd).trim();
 
 /** The count table, its samples and its spilled runs (in `work`, which the caller removes). */
 export class SegmentCounter {
@@ -94,25 +122,39 @@ export class SegmentCounter {
   }
 
   add(doc: Doc, segment: Segmenter): void {
-    const { sampleBySlot } = this;
     this.inDoc.clear();
     segment(doc, (hi, lo, _start, _end, normalized) => {
       if (this.inDoc.value(this.inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
-      if (this.table.size >= this.spillAt) this.spill();
-      else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
-      const table = this.table;
-      const slot = table.add(hi, lo, 1);
-      const n = table.value(slot);
-      // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
-      // chances; at 1 only while there is room (a segment seen once per run, split thinly
-      // over many runs, still gets one), so never-repeated lines cause no churn.
-      if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap)) {
-        sampleBySlot.set(slot, sampleText(normalized));
-        if (sampleBySlot.size > this.sampleCap) this.pruneSamples();
-      }
+      this.count(hi, lo, () => normalized);
     });
     this.documents++;
     this.runDocuments++;
+  }
+
+  /** As add(), with the document's distinct segments already found (documentSegments). */
+  addFound(doc: Doc, found: Uint32Array): void {
+    for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
+      this.count(found[i]!, found[i + 1]!, () => normalizedAt(doc.text, found[i + 2]!, found[i + 3]!));
+    }
+    this.documents++;
+    this.runDocuments++;
+  }
+
+  /** One document's first occurrence of a segment; `normalized` only called for a sample. */
+  private count(hi: number, lo: number, normalized: () => string): void {
+    const { sampleBySlot } = this;
+    if (this.table.size >= this.spillAt) this.spill();
+    else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
+    const table = this.table;
+    const slot = table.add(hi, lo, 1);
+    const n = table.value(slot);
+    // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
+    // chances; at 1 only while there is room (a segment seen once per run, split thinly
+    // over many runs, still gets one), so never-repeated lines cause no churn.
+    if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap)) {
+      sampleBySlot.set(slot, sampleText(normalized()));
+      if (sampleBySlot.size > this.sampleCap) this.pruneSamples();
+    }
   }
 
   /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`. */
