@@ -9,6 +9,9 @@ import { formatRepoDocument } from '../../../src/stages/repos/format.js';
 import { readDocuments } from '../../../src/io/documents.js';
 import {
   countSegments,
+  documentSegments,
+  loadSegmenter,
+  segmentParams,
   HashTable,
   loadFrequent,
   maskApply,
@@ -348,4 +351,21 @@ test('counts of ranks carry rank and world size: mask merge refuses a missing ra
   checkCountsCover(partial, h, { rank: 2, worldSize: 3 });
   assert.throws(() => checkCountsCover(partial, h, { rank: 1, worldSize: 3 }), /do not include this rank \(1\)/);
   assert.throws(() => checkCountsCover(all, readCountsHeader(all), { rank: 1, worldSize: 4 }), /a run over 3 ranks; this is rank 1 of 4/);
+});
+
+test('segments found elsewhere (a prepare worker: documentSegments) give the same counts file as found by the counter, in memory and spilling', async () => {
+  const segment = await loadSegmenter(segmentParams());
+  const seen = new HashTable(1024, true);
+  const found = new Map(corpus.map((d) => [d, documentSegments(d, segment, seen)]));
+  // Some documents counted from their found segments, the others by the counter itself, as when a worker finds some.
+  const segmentsOf = (d: Doc) => (Number(d.id.split('-')[1]) % 3 !== 0 ? found.get(d) : undefined);
+  for (const [name, options] of [
+    ['memory', { samples: 50 }],
+    ['spilling', { samples: 50, memoryMb: 0.01, fanIn: 3 }],
+  ] as const) {
+    const here = await countTo(corpus, `here-${name}.counts`, options);
+    const elsewhere = await countTo(corpus, `elsewhere-${name}.counts`, { ...options, segmentsOf });
+    assert.ok(readFileSync(here).equals(readFileSync(elsewhere)), `${name}: the same counts file`);
+  }
+  assert.ok([...found.values()].reduce((n, f) => n + f.length / 4, 0) > 5000);
 });
