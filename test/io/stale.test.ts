@@ -37,7 +37,17 @@ test('after a kill, a rerun removes the OUT.tmp-PID files and marked spill folde
   const child = spawn(process.execPath, [cliPath, ...args], { stdio: 'ignore' });
   const spills = () => readdirSync(work).filter((n) => n.startsWith('midpack-repos-'));
   const temps = () => readdirSync(outDir).filter((n) => n.startsWith('repos.jsonl.tmp-'));
-  for (let t = 0; t < 600 && (spills().length === 0 || temps().length === 0); t++) await sleep(25);
+  // Killed once its spill folder carries its whole marker: a kill between creating the folder and
+  // marking it leaves a folder no run can prove its own, which stays (the unmarked case below).
+  const marked = () =>
+    spills().some((n) => {
+      try {
+        return JSON.parse(readFileSync(join(work, n, '.midpack-spill'), 'utf8')).pid > 0;
+      } catch {
+        return false;
+      }
+    });
+  for (let t = 0; t < 600 && (!marked() || temps().length === 0); t++) await sleep(25);
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
   const deadPid = child.pid!;
