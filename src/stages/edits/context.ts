@@ -70,7 +70,7 @@ export class ContextBuilder {
   }
 
   /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
-  async build(dir: string, cat: CatFile, tree: string, touched: readonly RepoFile[], description: string, rng: Rng): Promise<BuiltContext> {
+  async build(dir: string, cat: CatFile, tree: string, touched: readonly (RepoFile & { sha?: string })[], description: string, rng: Rng): Promise<BuiltContext> {
     const o = this.options;
     const touchedPaths = new Set(touched.map((f) => f.path));
     const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
@@ -78,7 +78,7 @@ export class ContextBuilder {
     const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
     const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
     const chosen: { file: RepoFile; why: ContextWhy; sha?: string }[] = [
-      ...touched.map((file) => ({ file, why: 'touched' as const })),
+      ...touched.map((file) => ({ file, why: 'touched' as const, sha: file.sha })),
       ...retrieved.map((f) => ({ file: f, why: 'retrieved' as const, sha: f.sha })),
       ...related.map((f) => ({ file: f, why: 'related' as const, sha: f.sha })),
     ];

@@ -210,7 +210,8 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       files.output(changes.length);
       const description = commitMessage((await cat.contents(commit)) ?? Buffer.alloc(0));
       const rng = new Rng(seed, 'edits', repo, commit);
-      const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before! }));
+      // With its blob id, a changed file's token count is cached like any file of a tree's.
+      const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before!, sha: c.blob?.sha }));
       // The commit message is the description retrieval matches; a root commit has no tree before it.
       const built = parent ? await context.build(dir, cat, parent, beforeFiles, description, rng) : { files: [], why: [], leftOut: 0 };
       const base = { repo, commit, description, context: built.files, meta: { context: built.why, context_left_out: built.leftOut } };
