@@ -92,29 +92,29 @@ export async function* preparedInWorkers(
   const parts = cfg.sources.map((_, i) => new Part(join(partsDir, `${String(i).padStart(3, '0')}.jsonl`)));
   const threads: Worker[] = [];
   let next = 0;
-  // A worker takes the next source when it is done with one: its modules load once.
-  const give = (w: Worker) => {
-    if (next >= parts.length) return;
-    const index = next++;
-    writeFileSync(parts[index]!.path, ''); // there for the main thread to open before the worker's first write
-    (w as Worker & { index?: number }).index = index;
-    w.postMessage({ index, part: parts[index]!.path } satisfies PrepareTask);
-  };
   const spawn = () => {
-    const w: Worker & { index?: number } = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
+    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
     threads.push(w);
+    let index = -1;
+    // The worker takes the next source when it is done with one: its modules load once.
+    const give = () => {
+      if (next >= parts.length) return;
+      index = next++;
+      writeFileSync(parts[index]!.path, ''); // there for the main thread to open before the worker's first write
+      w.postMessage({ index, part: parts[index]!.path } satisfies PrepareTask);
+    };
     w.on('message', (m: PrepareMessage) => {
-      parts[w.index!]!.onMessage(m);
-      if (m.type === 'done') give(w);
+      parts[index]!.onMessage(m);
+      if (m.type === 'done') give();
     });
-    w.on('error', (e) => parts[w.index!]!.fail(e));
+    w.on('error', (e) => parts[index]!.fail(e));
     // Checked a turn later: a worker's last messages are delivered before its 'exit', never after.
     w.on('exit', (code) =>
       setImmediate(() => {
         for (const part of parts) if (!part.done) part.fail(new Error(`a prepare worker exited (code ${code}) before the last document of ${part.path}`));
       }),
     );
-    give(w);
+    give();
   };
   try {
     for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();

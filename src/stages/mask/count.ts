@@ -97,7 +97,7 @@ export class SegmentCounter {
   private readonly slots: number;
   private readonly spillAt: number;
   /** Starts small and doubles up to `slots`: a table the budget's size would page in hundreds of MB for a corpus that needs a few. */
-  private table: HashTable;
+  private readonly table: HashTable;
   private readonly inDoc = new HashTable(1024, true);
   /** A sample per table slot for the segments most likely to end among the most frequent. */
   private readonly sampleCap: number;
@@ -125,7 +125,8 @@ export class SegmentCounter {
     this.inDoc.clear();
     segment(doc, (hi, lo, _start, _end, normalized) => {
       if (this.inDoc.value(this.inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
-      this.count(hi, lo, () => normalized);
+      const slot = this.count(hi, lo);
+      if (slot >= 0) this.sample(slot, normalized);
     });
     this.documents++;
     this.runDocuments++;
@@ -134,27 +135,29 @@ export class SegmentCounter {
   /** As add(), with the document's distinct segments already found (documentSegments). */
   addFound(doc: Doc, found: Uint32Array): void {
     for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
-      this.count(found[i]!, found[i + 1]!, () => normalizedAt(doc.text, found[i + 2]!, found[i + 3]!));
+      const slot = this.count(found[i]!, found[i + 1]!);
+      if (slot >= 0) this.sample(slot, normalizedAt(doc.text, found[i + 2]!, found[i + 3]!));
     }
     this.documents++;
     this.runDocuments++;
   }
 
-  /** One document's first occurrence of a segment; `normalized` only called for a sample. */
-  private count(hi: number, lo: number, normalized: () => string): void {
+  /** Counts one document's first occurrence of a segment; its slot when it should get a sample (sample()), else -1. */
+  private count(hi: number, lo: number): number {
     const { sampleBySlot } = this;
     if (this.table.size >= this.spillAt) this.spill();
     else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
-    const table = this.table;
-    const slot = table.add(hi, lo, 1);
-    const n = table.value(slot);
+    const slot = this.table.add(hi, lo, 1);
+    const n = this.table.value(slot);
     // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
     // chances; at 1 only while there is room (a segment seen once per run, split thinly
     // over many runs, still gets one), so never-repeated lines cause no churn.
-    if ((n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap)) {
-      sampleBySlot.set(slot, sampleText(normalized()));
-      if (sampleBySlot.size > this.sampleCap) this.pruneSamples();
-    }
+    return (n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap) ? slot : -1;
+  }
+
+  private sample(slot: number, normalized: string): void {
+    this.sampleBySlot.set(slot, sampleText(normalized));
+    if (this.sampleBySlot.size > this.sampleCap) this.pruneSamples();
   }
 
   /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`. */
@@ -179,13 +182,13 @@ export class SegmentCounter {
    * their order, which pruning's ties follow): what it counts and keeps is as with the full table.
    */
   private grow(): void {
-    const old = this.table;
-    const next = new HashTable(Math.min(this.slots, old.capacity * 2));
-    old.forEachOccupied((slot) => next.setValue(next.add(old.keyHi(slot), old.keyLo(slot), 0), old.value(slot)));
+    const moved = new Map<number, number>();
+    this.table.resize(Math.min(this.slots, this.table.capacity * 2), (from, to) => {
+      if (this.sampleBySlot.has(from)) moved.set(from, to);
+    });
     const samples = [...this.sampleBySlot];
     this.sampleBySlot.clear();
-    for (const [slot, text] of samples) this.sampleBySlot.set(next.find(old.keyHi(slot), old.keyLo(slot)), text);
-    this.table = next;
+    for (const [slot, text] of samples) this.sampleBySlot.set(moved.get(slot)!, text);
   }
 
   /** Keeps the half of the samples with the highest counts (ties: the earliest kept). */

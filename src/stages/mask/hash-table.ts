@@ -47,7 +47,7 @@ export class HashTable {
 
   /** Adds `by` to the key's value (inserting it at 0); returns the slot. */
   add(hi: number, lo: number, by: number): number {
-    if (this.growable && this.size * 2 >= this.capacity) this.rehash(this.capacity * 2);
+    if (this.growable && this.size * 2 >= this.capacity) this.resize(this.capacity * 2);
     else if (this.size >= this.capacity - 1) throw new Error('hash table is full');
     const w = this.words;
     let i = lo & this.mask;
@@ -93,12 +93,6 @@ export class HashTable {
     }
   }
 
-  /** Calls `f` with each occupied slot, in slot order. */
-  forEachOccupied(f: (slot: number) => void): void {
-    const w = this.words;
-    for (let at = 0; at < w.length; at += 4) if (w[at + GEN] === this.generation) f(at >> 2);
-  }
-
   /** Occupied slots in key order (hash ascending as an unsigned 64-bit number). */
   sortedSlots(): Uint32Array {
     const keys = new BigUint64Array(this.size);
@@ -118,7 +112,8 @@ export class HashTable {
     return slots;
   }
 
-  private rehash(capacity: number): void {
+  /** The entries moved into a table of `capacity` slots (a power of two); `moved(from, to)` for each, with its old and new slot. */
+  resize(capacity: number, moved?: (from: number, to: number) => void): void {
     const { words, generation } = this;
     this.words = new Uint32Array(capacity * 4);
     this.generation = 1;
@@ -126,7 +121,9 @@ export class HashTable {
     this.size = 0;
     for (let at = 0; at < words.length; at += 4) {
       if (words[at + GEN] !== generation) continue;
-      this.setValue(this.add(words[at + HI]!, words[at + LO]!, 0), words[at + VAL]!);
+      const to = this.add(words[at + HI]!, words[at + LO]!, 0);
+      this.setValue(to, words[at + VAL]!);
+      moved?.(at >> 2, to);
     }
   }
 }
