@@ -9,6 +9,7 @@
 
 #include "packer.hpp"
 #include "planner.hpp"
+#include "segments.hpp"
 
 namespace {
 
@@ -276,6 +277,34 @@ Napi::Value CutUnits(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// lineSegments(text, specials: Uint32Array | undefined, minChars, distinct) -> Uint32Array of
+// (hash high, hash low, line start, line end) per segment (segments.hpp). One call a document;
+// the scratch buffers are per thread (prepare and tokenizer workers call it too).
+Napi::Value LineSegments(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  bool specialsOk = info.Length() == 4 && (info[1].IsUndefined() || (info[1].IsTypedArray() && info[1].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array));
+  if (!specialsOk || !info[0].IsString() || !info[2].IsNumber() || !info[3].IsBoolean()) {
+    Napi::TypeError::New(env, "lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  thread_local std::vector<char16_t> text;
+  thread_local std::vector<uint32_t> out;
+  thread_local midpack::LineSegmenter segmenter;
+  size_t length = 0;
+  napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
+  text.resize(length + 1);
+  napi_get_value_string_utf16(env, info[0], text.data(), text.size(), &length);
+  const uint32_t* specials = nullptr;
+  size_t pairs = 0;
+  if (!info[1].IsUndefined()) {
+    auto a = info[1].As<Napi::Uint32Array>();
+    specials = a.Data();
+    pairs = a.ElementLength() / 2;
+  }
+  segmenter.segment(reinterpret_cast<const uint16_t*>(text.data()), length, specials, pairs, info[2].As<Napi::Number>().Uint32Value(), info[3].As<Napi::Boolean>().Value(), out);
+  return copyOut(env, out);
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -283,6 +312,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativePacker", NativePacker::Define(env));
   exports.Set("NativePlanner", NativePlanner::Define(env));
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
+  exports.Set("lineSegments", Napi::Function::New(env, LineSegments));
   return exports;
 }
 

@@ -11,7 +11,7 @@ if [[ "${1:-}" == "--short" ]]; then iters="${MIDPACK_FUZZ_ITERS:-300}"; fi
 seed="${MIDPACK_FUZZ_SEED:-12345}"
 out="$(mktemp -d "${TMPDIR:-/tmp}/midpack-native-test.XXXXXX")"
 trap 'rm -rf "$out"' EXIT
-# The two test programs compile side by side (the compile is most of a short run's time).
+# The test programs compile side by side (the compile is most of a short run's time).
 "${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
   -I"$here/include" "$here/src/packer.cpp" "$here/test/test_packer.cpp" -o "$out/test_packer" &
@@ -20,11 +20,18 @@ packer_build=$!
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
   -I"$here/include" "$here/src/packer.cpp" "$here/src/planner.cpp" "$here/test/test_planner.cpp" -o "$out/test_planner" &
 planner_build=$!
+"${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+  -fno-sanitize-recover=all -Wall -Wextra -Werror \
+  -I"$here/include" "$here/src/segments.cpp" "$here/test/test_segments.cpp" -o "$out/test_segments" &
+segments_build=$!
 built=0
 wait "$packer_build" || built=1
 wait "$planner_build" || built=1
+wait "$segments_build" || built=1
 [[ $built == 0 ]] || { echo "native/scripts/test.sh: a test program did not compile" >&2; exit 1; }
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$out/test_packer" "$iters" "$seed"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$out/test_planner" "$((iters / 10 + 1))" "$seed"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$out/test_segments" "$((iters * 10))" "$seed"

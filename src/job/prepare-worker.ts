@@ -5,7 +5,6 @@ import { prepareSource } from './prepare-source.js';
 import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-pool.js';
 import { StageTimes } from './stage-times.js';
 import { documentSegments } from '../stages/mask/count.js';
-import { HashTable } from '../stages/mask/hash-table.js';
 import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 
@@ -26,7 +25,7 @@ const FLUSH_BYTES = 1 << 20;
  * after its JSON on its line (a tab, then base64 words: documentSegments); the main thread only
  * counts them. JSON never holds a raw tab, so the last tab of a line starts them.
  */
-const segments = setup.cfg.mask ? { segment: await loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)), seen: new HashTable(1024, true) } : undefined;
+const segment = setup.cfg.mask ? loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)) : undefined;
 
 const segmentsField = (found: Uint32Array) => Buffer.from(found.buffer, found.byteOffset, found.byteLength).toString('base64');
 
@@ -50,7 +49,7 @@ async function prepareOne(task: PrepareTask): Promise<void> {
   };
   try {
     for await (const d of source.docs) {
-      const line = docToJson(d) + (segments ? `\t${segmentsField(documentSegments(d, segments.segment, segments.seen))}\n` : '\n');
+      const line = docToJson(d) + (segment ? `\t${segmentsField(documentSegments(d, segment))}\n` : '\n');
       pending.push(line);
       pendingChars += line.length;
       if (pendingChars >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();

@@ -120,6 +120,8 @@ type NativePackerArgs = [capacity: number, policy: number, slideStride: number, 
 interface NativeBinding {
   version(): string;
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
+  /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
+  lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
   NativePacker: new (...args: NativePackerArgs) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
     finish(): ClosedBins;

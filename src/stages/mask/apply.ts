@@ -3,7 +3,7 @@ import type { Stage } from '../../core/stage.js';
 import { addSpan } from '../../doc/text-builder.js';
 import { byFrequency, paramsOf, readCountsHeader, readSamples, RecordCursor, type CountsHeader } from './counts-file.js';
 import { HashTable } from './hash-table.js';
-import { hashHex, loadSegmenter, sampleText } from './segments.js';
+import { hashHex, loadSegmenter, normalizedAt, sampleText, segmentEnd, SEGMENT_WORDS } from './segments.js';
 import { mergeSpans, spanChars } from './spans.js';
 
 export interface ThresholdOptions {
@@ -87,7 +87,7 @@ export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}
     const { table, header } = frequent;
     const masked = new Uint32Array(table.capacity); // occurrences masked, by table slot
     const capturedSamples = new Map<number, string>();
-    const segment = await loadSegmenter(paramsOf(header));
+    const segment = loadSegmenter(paramsOf(header));
     const seen = new HashTable(1024, true);
     const total = newTally();
     const byKind = new Map<string, Tally>();
@@ -99,19 +99,21 @@ export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}
       const spans: Span[] = [];
       const specialBetween = specialFinder(doc.special_spans ?? []);
       let previousMasked = false;
-      segment(doc, (hi, lo, start, end, normalized) => {
+      const found = segment(doc);
+      for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
+        const hi = found[i]!, lo = found[i + 1]!, start = found[i + 2]!, lineEnd = found[i + 3]!;
         const slot = table.find(hi, lo);
         const masking = slot >= 0 && !(options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1);
         const last = spans[spans.length - 1];
         const bridged = masking && options.bridge && previousMasked && last && !specialBetween(last[1], start);
         previousMasked = masking;
-        if (!masking) return;
-        addSpan(spans, bridged ? last![1] : start, end);
+        if (!masking) continue;
+        addSpan(spans, bridged ? last![1] : start, segmentEnd(doc.text, lineEnd));
         masked[slot]!++;
         if (masked[slot] === 1 && capturedSamples.size < 10000 && !frequent.samples.has(hashHex(hi, lo))) {
-          capturedSamples.set(slot, sampleText(normalized));
+          capturedSamples.set(slot, sampleText(normalizedAt(doc.text, start, lineEnd)));
         }
-      });
+      }
       const out = spans.length ? { ...doc, loss_mask_spans: mergeSpans(doc.loss_mask_spans ?? [], spans) } : doc;
       const maskedChars = spanChars(spans);
       const sourceKey = bySource.has(doc.source) || bySource.size < maxSources ? doc.source : '(other)';

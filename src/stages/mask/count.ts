@@ -5,7 +5,7 @@ import type { StageContext } from '../../core/stage.js';
 import type { RankInfo } from '../../core/ranks.js';
 import { CountsWriter, mergeCountsFiles, type CountsHeader } from './counts-file.js';
 import { HashTable } from './hash-table.js';
-import { hashHex, loadSegmenter, sampleText, segmentParams, DEFAULT_MIN_CHARS } from './segments.js';
+import { hashHex, loadSegmenter, normalizedAt, sampleText, segmentParams, DEFAULT_MIN_CHARS, SEGMENT_WORDS, type Segmenter } from './segments.js';
 
 export interface CountOptions {
   /** Shortest normalized line that counts as a segment (UTF-16 units). */
@@ -48,7 +48,7 @@ export interface CountSummary {
  */
 export async function countSegments(docs: AsyncIterable<Doc>, out: string, options: CountOptions = {}, ctx?: StageContext): Promise<CountSummary> {
   const params = segmentParams(options.minChars ?? DEFAULT_MIN_CHARS);
-  const segment = await loadSegmenter(params);
+  const segment = loadSegmenter(params);
   const parent = options.workDir ?? dirname(out);
   mkdirSync(parent, { recursive: true });
   const work = mkdtempSync(join(parent, '.mask-count-'));
@@ -68,28 +68,14 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
   }
 }
 
-type Segmenter = Awaited<ReturnType<typeof loadSegmenter>>;
-
-/** Words per segment in documentSegments' array: hash high, hash low, line start, line end (before its newline). */
-const SEGMENT_WORDS = 4;
-
 /**
  * A document's distinct segments in the order the counter meets them (first occurrences), for a
  * counter on another thread (SegmentCounter.addFound): the work of finding and hashing them is
  * then done where the document was made.
  */
-export function documentSegments(doc: Pick<Doc, 'text' | 'special_spans'>, segment: Segmenter, seen: HashTable): Uint32Array {
-  seen.clear();
-  const out: number[] = [];
-  segment(doc, (hi, lo, start, end) => {
-    if (seen.value(seen.add(hi, lo, 1)) !== 1) return;
-    out.push(hi, lo, start, end > start && doc.text.charCodeAt(end - 1) === 10 ? end - 1 : end);
-  });
-  return Uint32Array.from(out);
+export function documentSegments(doc: Pick<Doc, 'text' | 'special_spans'>, segment: Segmenter): Uint32Array {
+  return segment(doc, true);
 }
-
-/** A segment's normalized text from its line (segments.ts: the line trimmed). */
-const normalizedAt = (text: string, start: number, lineEnd: number) => text.slice(start, lineEnd).trim();
 
 /** The count table, its samples and its spilled runs (in `work`, which the caller removes). */
 export class SegmentCounter {
@@ -98,7 +84,6 @@ export class SegmentCounter {
   private readonly spillAt: number;
   /** Starts small and doubles up to `slots`: a table the budget's size would page in hundreds of MB for a corpus that needs a few. */
   private readonly table: HashTable;
-  private readonly inDoc = new HashTable(1024, true);
   /** A sample per table slot for the segments most likely to end among the most frequent. */
   private readonly sampleCap: number;
   private readonly sampleBySlot = new Map<number, string>();
@@ -121,15 +106,9 @@ export class SegmentCounter {
     this.sampleCap = Math.max(4096, 4 * this.samples);
   }
 
+  /** Counts a document: each of its segments once (its first occurrence). */
   add(doc: Doc, segment: Segmenter): void {
-    this.inDoc.clear();
-    segment(doc, (hi, lo, _start, _end, normalized) => {
-      if (this.inDoc.value(this.inDoc.add(hi, lo, 1)) !== 1) return; // already counted for this document
-      const slot = this.count(hi, lo);
-      if (slot >= 0) this.sample(slot, normalized);
-    });
-    this.documents++;
-    this.runDocuments++;
+    this.addFound(doc, documentSegments(doc, segment));
   }
 
   /** As add(), with the document's distinct segments already found (documentSegments). */

@@ -26,6 +26,7 @@ import {
   type ThresholdOptions,
 } from '../../../src/stages/mask/index.js';
 import { slow } from '../../helpers/tiers.js';
+import { referenceSegmenter } from '../../helpers/reference-segments.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'midpack-mask-test-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -353,11 +354,11 @@ test('counts of ranks carry rank and world size: mask merge refuses a missing ra
   assert.throws(() => checkCountsCover(all, readCountsHeader(all), { rank: 1, worldSize: 4 }), /a run over 3 ranks; this is rank 1 of 4/);
 });
 
-test('segments found elsewhere (a prepare worker: documentSegments) give the same counts file as found by the counter, in memory and spilling', async () => {
-  const segment = await loadSegmenter(segmentParams());
-  const seen = new HashTable(1024, true);
-  const found = new Map(corpus.map((d) => [d, documentSegments(d, segment, seen)]));
-  // Some documents counted from their found segments, the others by the counter itself, as when a worker finds some.
+test('segments found elsewhere by the definition (xxhash-wasm, as a prepare worker hands them over) give the same counts file as the native segmenter, in memory and spilling', async () => {
+  const reference = await referenceSegmenter(segmentParams().min_chars);
+  const found = new Map(corpus.map((d) => [d, Uint32Array.from(reference(d, true))]));
+  assert.deepEqual(found.get(corpus[0]!), documentSegments(corpus[0]!, loadSegmenter(segmentParams())));
+  // Some documents counted from segments found elsewhere, the others by the counter itself, as when a worker finds some.
   const segmentsOf = (d: Doc) => (Number(d.id.split('-')[1]) % 3 !== 0 ? found.get(d) : undefined);
   for (const [name, options] of [
     ['memory', { samples: 50 }],

@@ -1,0 +1,120 @@
+// The segmenter's plain core: XXH64 against xxhash's own values (as xxhash-wasm gives them),
+// UTF-8 of lone surrogates and pairs, the trim set, and segments of a small text by hand; then
+// random texts of a few units, segmented whole and distinct, checked against a direct scan.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "segments.hpp"
+
+using midpack::LineSegmenter;
+
+static uint64_t hashOf(const std::string& s) { return midpack::xxh64(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+
+static void testXxh64() {
+  const struct {
+    std::string in;
+    uint64_t want;
+  } cases[] = {
+      {"", 0xef46db3751d8e999ULL},
+      {"a", 0xd24ec4f1a98c6e5bULL},
+      {"abc", 0x44bc2cf5ad770999ULL},
+      {"Nobody inspects the spammish repetition", 0xfbcea83c8a378bf1ULL},
+      {std::string(31, 'x'), 0x60dd0d01083b99f0ULL},
+      {std::string(32, 'x'), 0xe2df261fc2ec30ebULL},
+      {std::string(33, 'x'), 0xb3fa465f554208a6ULL},
+  };
+  for (const auto& c : cases) CHECK(hashOf(c.in) == c.want, "xxh64 of %zu bytes", c.in.size());
+}
+
+static std::vector<uint8_t> utf8(const std::u16string& s) {
+  std::vector<uint8_t> out(3 * s.size());
+  out.resize(midpack::utf8Of(reinterpret_cast<const uint16_t*>(s.data()), 0, s.size(), out.data()));
+  return out;
+}
+
+static void testUtf8() {
+  CHECK((utf8(u"a\u00e9\u20ac") == std::vector<uint8_t>{'a', 0xC3, 0xA9, 0xE2, 0x82, 0xAC}), "BMP characters");
+  CHECK((utf8(u"\U0001F600") == std::vector<uint8_t>{0xF0, 0x9F, 0x98, 0x80}), "a surrogate pair is one code point");
+  std::u16string lone = {0xD800, u'x', 0xDC00};
+  CHECK((utf8(lone) == std::vector<uint8_t>{0xEF, 0xBF, 0xBD, 'x', 0xEF, 0xBF, 0xBD}), "lone surrogates are U+FFFD");
+  std::u16string reversed = {0xDC00, 0xD800};
+  CHECK(utf8(reversed).size() == 6, "a low then a high surrogate are two U+FFFD");
+}
+
+static void testTrimSet() {
+  const uint16_t spaces[] = {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2000, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF};
+  for (uint16_t c : spaces) CHECK(midpack::isTrimmedSpace(c), "U+%04X is trimmed", c);
+  const uint16_t kept[] = {0x00, 0x08, 0x0E, 0x1F, 0x21, 0x85, 0x180E, 0x200B, 0x2060, 0xFFFD};
+  for (uint16_t c : kept) CHECK(!midpack::isTrimmedSpace(c), "U+%04X is kept", c);
+}
+
+static std::vector<uint32_t> segmentsOf(LineSegmenter& seg, const std::u16string& text, std::vector<uint32_t> specials, uint32_t minChars, bool distinct) {
+  std::vector<uint32_t> out;
+  seg.segment(reinterpret_cast<const uint16_t*>(text.data()), text.size(), specials.data(), specials.size() / 2, minChars, distinct, out);
+  return out;
+}
+
+static void testByHand() {
+  LineSegmenter seg;
+  // Lines start at 0, 16, 22, 35 (empty) and 36.
+  std::u16string text = u"  hello world  \nshort\nhello world\r\n\nhello world";
+  auto all = segmentsOf(seg, text, {}, 10, false);
+  CHECK(all.size() == 12, "three segments, got %zu words", all.size());
+  uint64_t h = hashOf("hello world");
+  for (size_t i = 0; i + 3 < all.size(); i += 4) CHECK((uint64_t(all[i]) << 32 | all[i + 1]) == h, "segment %zu hashes its trimmed line", i / 4);
+  CHECK(all[2] == 0 && all[3] == 15, "first line [0, 15), got [%u, %u)", all[2], all[3]);
+  CHECK(all[6] == 22 && all[7] == 34, "third line keeps its CR before the newline, got [%u, %u)", all[6], all[7]);
+  CHECK(all[10] == 36 && all[11] == text.size(), "the last line has no newline, got [%u, %u)", all[10], all[11]);
+  CHECK(segmentsOf(seg, text, {}, 10, true).size() == 4, "distinct: the first occurrence only");
+  CHECK(segmentsOf(seg, text, {22, 23}, 10, false).size() == 8, "a special span inside a line drops it");
+  CHECK(segmentsOf(seg, text, {15, 16}, 10, false).size() == 12, "a span on the newline ending line 1 touches none of the counted lines");
+  CHECK(segmentsOf(seg, text, {}, 12, false).empty(), "minChars counts the trimmed line");
+}
+
+// Random short texts over a small alphabet (newlines, spaces, surrogates): segments against a direct scan.
+static void fuzz(std::mt19937_64& rng, size_t iterations) {
+  const char16_t alphabet[] = {u'a', u'b', u'\n', u' ', u'\t', 0xA0, 0xD83D, 0xDE00, 0x3000};
+  LineSegmenter seg;
+  for (size_t it = 0; it < iterations; it++) {
+    std::u16string text(rng() % 200, u'a');
+    for (auto& c : text) c = alphabet[rng() % (sizeof alphabet / sizeof alphabet[0])];
+    uint32_t minChars = uint32_t(rng() % 4);
+    auto got = segmentsOf(seg, text, {}, minChars, it % 2 == 1);
+    std::vector<uint32_t> want;
+    std::vector<uint64_t> seen;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find(u'\n', start);
+      if (end == std::u16string::npos) end = text.size();
+      size_t a = start, b = end;
+      while (a < b && midpack::isTrimmedSpace(text[a])) a++;
+      while (b > a && midpack::isTrimmedSpace(text[b - 1])) b--;
+      if (b - a >= minChars) {
+        auto bytes = utf8(text.substr(a, b - a));
+        uint64_t h = midpack::xxh64(bytes.data(), bytes.size());
+        bool first = std::find(seen.begin(), seen.end(), h) == seen.end();
+        seen.push_back(h);
+        if (it % 2 == 0 || first) want.insert(want.end(), {uint32_t(h >> 32), uint32_t(h), uint32_t(start), uint32_t(end)});
+      }
+      start = end + 1;
+    }
+    CHECK(got == want, "random text %zu (%zu units, minChars %u)", it, text.size(), minChars);
+  }
+}
+
+int main(int argc, char** argv) {
+  size_t iterations = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 500;
+  uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 12345;
+  std::mt19937_64 rng(seed);
+  testXxh64();
+  testUtf8();
+  testTrimSet();
+  testByHand();
+  fuzz(rng, iterations);
+  if (failures) return 1;
+  std::printf("test_segments: ok (%zu random texts)\n", iterations);
+  return 0;
+}
