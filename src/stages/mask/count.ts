@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
 import type { RankInfo } from '../../core/ranks.js';
-import { CountsWriter, mergeCountsFiles, type CountsHeader } from './counts-file.js';
+import { CountsWriter, mergeCountsFiles, type CountsHeader, type CountsRanks } from './counts-file.js';
 import { HashTable } from './hash-table.js';
 import { hashHex, loadSegmenter, normalizedAt, sampleText, segmentParams, DEFAULT_MIN_CHARS, SEGMENT_WORDS, type Segmenter } from './segments.js';
 
@@ -88,6 +88,8 @@ export class SegmentCounter {
   private readonly sampleCap: number;
   private readonly sampleBySlot = new Map<number, string>();
   private readonly runs: string[] = [];
+  /** The fewest documents a segment needs to get a sample: 1 until the run's first prune, then that prune's cutoff (at least 2; see count()). */
+  private sampleFloor = 1;
   private documents = 0;
   private runDocuments = 0;
 
@@ -128,10 +130,12 @@ export class SegmentCounter {
     else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
     const slot = this.table.add(hi, lo, 1);
     const n = this.table.value(slot);
-    // Sample at 2, 4, 8... documents, so a frequent segment evicted early gets more
-    // chances; at 1 only while there is room (a segment seen once per run, split thinly
-    // over many runs, still gets one), so never-repeated lines cause no churn.
-    return (n & (n - 1)) === 0 && !sampleBySlot.has(slot) && (n > 1 || sampleBySlot.size < this.sampleCap) ? slot : -1;
+    // Sample at 1, 2, 4, 8... documents, so a frequent segment evicted early gets more chances,
+    // from the floor up: a prune keeps the highest counts (the earliest first among ties) and
+    // counts only grow, so its cutoff never falls within a run, and a sample under it would be
+    // among the first to go at the next prune. Below the floor, samples were nearly every
+    // line of a corpus taken and dropped again: most of the counting's time.
+    return (n & (n - 1)) === 0 && n >= this.sampleFloor && !sampleBySlot.has(slot) ? slot : -1;
   }
 
   private sample(slot: number, normalized: string): void {
@@ -139,9 +143,14 @@ export class SegmentCounter {
     if (this.sampleBySlot.size > this.sampleCap) this.pruneSamples();
   }
 
-  /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`. */
+  /** Spills the rest, merges the runs (`fanIn` at a time, in rounds) into `out`; a table that never spilled goes to `out` directly. */
   finish(out: string, fanIn: number, rank?: RankInfo): CountSummary {
-    if (this.table.size || this.runDocuments || !this.runs.length) this.spill();
+    if (!this.runs.length) {
+      // What merging its one run would give: the run's records, the top `samples` of them with their texts, this rank's stamp.
+      const header = this.writeTable(out, this.samples, rank ? { ranks: [rank.rank], world_size: rank.worldSize } : undefined);
+      return { header, runs: 1, table_slots: this.slots };
+    }
+    if (this.table.size || this.runDocuments) this.spill();
     let level = this.runs;
     for (let round = 0; level.length > fanIn; round++) {
       const next: string[] = [];
@@ -179,6 +188,7 @@ export class SegmentCounter {
     for (const slot of sampleBySlot.keys()) counts[i++] = table.value(slot);
     counts.sort();
     const cutoff = counts[counts.length - keep]!;
+    this.sampleFloor = Math.max(2, cutoff);
     let above = 0;
     for (const c of counts) if (c > cutoff) above++;
     let tiesKept = 0;
@@ -189,17 +199,23 @@ export class SegmentCounter {
   }
 
   private spill(): void {
-    const { table } = this;
     const path = join(this.work, `run-${String(this.runs.length).padStart(6, '0')}.counts`);
-    const w = new CountsWriter(path, this.params, this.sampleCap);
+    this.writeTable(path, this.sampleCap);
+    this.runs.push(path);
+    this.runDocuments = 0;
+    this.table.clear();
+    this.sampleBySlot.clear();
+    this.sampleFloor = 1;
+    this.log(`mask count: spilled run ${this.runs.length} (${this.documents} documents so far)`);
+  }
+
+  /** The table's entries in hash order as a counts file, with the texts of its `samples` most frequent that have one. */
+  private writeTable(path: string, samples: number, ranks?: CountsRanks): CountsHeader {
+    const { table } = this;
+    const w = new CountsWriter(path, this.params, samples);
     for (const slot of table.sortedSlots()) w.push(table.keyHi(slot), table.keyLo(slot), table.value(slot));
     const bySlotHash = new Map<string, string>();
     for (const [slot, text] of this.sampleBySlot) bySlotHash.set(hashHex(table.keyHi(slot), table.keyLo(slot)), text);
-    w.close(this.runDocuments, () => bySlotHash);
-    this.runs.push(path);
-    this.runDocuments = 0;
-    table.clear();
-    this.sampleBySlot.clear();
-    this.log(`mask count: spilled run ${this.runs.length} (${this.documents} documents so far)`);
+    return w.close(this.runDocuments, () => bySlotHash, ranks);
   }
 }
