@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot, readabilityPages } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { cpuTicks, stealPercent } from './steal.js';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -142,14 +143,15 @@ function comparePrepared(a: string, b: string): string {
 }
 
 /** Wall seconds, peak RSS, and CPU seconds (user + system, its git processes included). */
-function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number; cpu: number } {
+function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number; cpu: number; steal: number } {
   const t0 = performance.now();
+  const ticks = cpuTicks();
   const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...cmd], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const lines = r.stderr.trim().split('\n');
   const [rss, user, sys] = lines[lines.length - 1]!.split(' ').map(Number) as [number, number, number];
-  return { seconds, stdout: r.stdout, maxRssMB: rss / 1024, cpu: user + sys };
+  return { seconds, stdout: r.stdout, maxRssMB: rss / 1024, cpu: user + sys, steal: stealPercent(ticks) };
 }
 
 const { config, baselineConfig, bytes } = await buildInputs();
@@ -179,10 +181,10 @@ const stageLines = Object.entries((report.stage_times ?? {}) as Record<string, {
 );
 process.stdout.write(
   [
-    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s (CPU ${run.cpu.toFixed(1)} s)  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB`,
+    `midpack run (all stages + pack)     ${run.seconds.toFixed(1)} s (CPU ${run.cpu.toFixed(1)} s)  ${mb(bytes, run.seconds)} MB/s of input, ${mb(preparedBytes, run.seconds)} MB/s of prepared documents, ${Math.round(p.tokens / run.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${run.maxRssMB.toFixed(0)} MB  steal ${run.steal.toFixed(0)}%`,
     ...stageLines,
-    `pack phase alone (same documents)   ${packAlone.seconds.toFixed(1)} s (CPU ${packAlone.cpu.toFixed(1)} s)  peak RSS ${packAlone.maxRssMB.toFixed(0)} MB; on 1 worker ${packOne.seconds.toFixed(1)} s`,
-    `run / pack phase alone:             ${(run.seconds / packAlone.seconds).toFixed(2)}  (target <= 2)`,
+    `pack phase alone (same documents)   ${packAlone.seconds.toFixed(1)} s (CPU ${packAlone.cpu.toFixed(1)} s)  peak RSS ${packAlone.maxRssMB.toFixed(0)} MB  steal ${packAlone.steal.toFixed(0)}%; on 1 worker ${packOne.seconds.toFixed(1)} s`,
+    `run / pack phase alone:             ${(run.seconds / packAlone.seconds).toFixed(2)}  (target <= 2; of CPU time ${(run.cpu / packAlone.cpu).toFixed(2)})`,
     `output identical: run ${runHash}, pack alone ${packHash}, pack alone on 1 worker ${oneHash}: ${runHash === packHash && packHash === oneHash}`,
     `tokenization alone (same documents) ${tok.seconds.toFixed(1)} s  ${mb(preparedBytes, tok.seconds)} MB/s, ${Math.round(tokMeasure.tokens / tok.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${tok.maxRssMB.toFixed(0)} MB`,
     `run / tokenization alone:           ${(tok.seconds / run.seconds).toFixed(3)}  (tokenization's share of the run)`,
@@ -197,7 +199,7 @@ if (baseline) {
   const base = timed([join(baseline, 'dist', 'src', 'cli', 'main.js'), 'run', baselineConfig, '--workers', String(workers), '--keep-work', '--no-progress']);
   process.stdout.write(
     [
-      `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB`,
+      `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB  steal ${base.steal.toFixed(0)}%`,
       `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 3)`,
       comparePrepared(prepared, join(baseOut, '.run', 'docs.jsonl')),
     ].join('\n') + '\n',
