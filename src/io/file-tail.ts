@@ -1,9 +1,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 
 /**
- * The lines of a file another writer is still appending to, read as it says how far the file
- * holds them (`advance`), to the end it gives (`finish`). A reader on the same machine follows
- * a writer through the page cache, with one read buffer of memory whatever the file's size:
+ * A file another writer is still appending to, read as it says how far the file holds whole
+ * records (`advance`), to the end it gives (`finish`). A reader on the same machine follows a
+ * writer through the page cache, with about one read buffer of memory whatever the file's size:
  * a fast writer waits on disk, never in memory. A prepare worker's part is read so (prepare-pool.ts).
  */
 const READ_BYTES = 4 << 20;
@@ -13,10 +13,15 @@ export class FileTail {
   private ended = false;
   private error: Error | undefined;
   private wake: (() => void) | undefined;
+  private fd: number | undefined;
+  /** Bytes read from the file: `pos`; of them, those not yet taken are chunk[at..]. */
+  private pos = 0;
+  private chunk = Buffer.alloc(0);
+  private at = 0;
 
   constructor(readonly path: string) {}
 
-  /** The file holds `bytes` bytes (it may end inside a line: the rest waits for its newline). */
+  /** The file holds `bytes` bytes of whole records. */
   advance(bytes: number): void {
     this.written = Math.max(this.written, bytes);
     this.notify();
@@ -29,7 +34,7 @@ export class FileTail {
     this.notify();
   }
 
-  /** The writer failed: lines() throws `e`. */
+  /** The writer failed: take() and atEnd() throw `e`. */
   fail(e: Error): void {
     this.error ??= e;
     this.notify();
@@ -49,36 +54,51 @@ export class FileTail {
     return new Promise((resolve) => (this.wake = resolve));
   }
 
-  /** The file's lines as they are written, to its end. */
-  async *lines(): AsyncIterable<string> {
-    // Opened once there is something to read: a writer may create the file only as it first writes.
-    while (this.written === 0 && !this.ended && !this.error) await this.changed();
-    if (this.error) throw this.error;
-    if (this.written === 0) return;
-    const fd = openSync(this.path, 'r');
-    const buf = Buffer.allocUnsafe(READ_BYTES);
-    let pos = 0;
-    let carry: Buffer | undefined;
-    try {
-      for (;;) {
-        if (this.error) throw this.error;
-        if (pos === this.written) {
-          if (this.ended) break;
-          await this.changed();
-          continue;
-        }
-        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, this.written - pos), pos);
-        if (n <= 0) throw new Error(`${this.path}: ends at byte ${pos}, its writer wrote ${this.written}`);
-        pos += n;
-        const chunk = carry ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-        const end = chunk.lastIndexOf(10) + 1;
-        // Copied: `buf` is read into again.
-        carry = end < chunk.length ? Buffer.from(chunk.subarray(end)) : undefined;
-        if (end > 0) yield* chunk.toString('utf8', 0, end - 1).split('\n');
-      }
-      if (carry) throw new Error(`${this.path}: ends inside a line (${carry.length} bytes after the last newline)`);
-    } finally {
-      closeSync(fd);
+  /** True once every byte the writer wrote has been taken and it has finished; waits for either. */
+  async atEnd(): Promise<boolean> {
+    for (;;) {
+      if (this.error) throw this.error;
+      if (this.at < this.chunk.length || this.pos < this.written) return false;
+      if (this.ended) return true;
+      await this.changed();
     }
+  }
+
+  /**
+   * The next `n` bytes, waiting for the writer as needed. The buffer is the caller's to keep
+   * (chunks are read into new memory, never into one reused buffer), so a write stream may hold it.
+   */
+  async take(n: number): Promise<Buffer> {
+    if (this.chunk.length - this.at >= n) return this.chunk.subarray(this.at, (this.at += n));
+    const parts: Buffer[] = [];
+    let need = n;
+    while (need > 0) {
+      if (this.at === this.chunk.length) await this.readMore(need);
+      const got = Math.min(need, this.chunk.length - this.at);
+      parts.push(this.chunk.subarray(this.at, (this.at += got)));
+      need -= got;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+  }
+
+  private async readMore(need: number): Promise<void> {
+    while (this.pos === this.written) {
+      if (this.error) throw this.error;
+      if (this.ended) throw new Error(`${this.path}: ends at byte ${this.pos}, inside a record (${need} more bytes wanted)`);
+      await this.changed();
+    }
+    if (this.error) throw this.error;
+    this.fd ??= openSync(this.path, 'r');
+    const chunk = Buffer.allocUnsafe(Math.min(READ_BYTES, this.written - this.pos));
+    const n = readSync(this.fd, chunk, 0, chunk.length, this.pos);
+    if (n <= 0) throw new Error(`${this.path}: ends at byte ${this.pos}, its writer wrote ${this.written}`);
+    this.pos += n;
+    [this.chunk, this.at] = [chunk.subarray(0, n), 0];
+  }
+
+  /** Closes the file (the reader is done with it, or gives up). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }

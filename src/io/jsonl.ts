@@ -99,7 +99,12 @@ export class AtomicLineWriter {
 
   /** Writes one line (a newline is added); waits for the stream to drain when it must. */
   async write(line: string): Promise<void> {
-    if (!this.out.write(line + '\n')) await once(this.out, 'drain');
+    await this.writeRaw(line + '\n');
+  }
+
+  /** Writes lines as they are, their newlines included (a Buffer is the stream's to keep until written). */
+  async writeRaw(lines: string | Buffer): Promise<void> {
+    if (!this.out.write(lines)) await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { FileTail } from '../io/file-tail.js';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,22 +14,29 @@ import type { StageRecord } from './prepare-source.js';
  * Each source (with its `then:` stages) runs whole in one worker (prepare-worker.ts), through the
  * same prepareSource() as on the main thread, so its documents are the same bytes wherever it
  * runs; at most `workers` sources run at once, started in config order. A worker appends its
- * documents to a part file (OUT/.run/tmp/parts/) and says how far the file holds whole lines; the
- * main thread reads the parts in config order, the one it is on while it is being written, so
- * the prepared documents (and the segment counts taken from them) are the same bytes for any
- * number of workers. Memory is one read buffer per part: a fast source waits on disk, never in
- * memory.
+ * documents to a part (OUT/.run/tmp/parts/: their JSONL lines and an index of them) and says how
+ * far both files hold whole records; the main thread reads the parts in config order, the one it
+ * is on while it is being written, copies the lines to docs.jsonl as bytes and counts the
+ * segments the index gives, so the prepared documents (and the segment counts taken from them)
+ * are the same bytes for any number of workers. Memory is a read buffer or two per part: a fast
+ * source waits on disk, never in memory.
  */
 export interface SourceDone {
   records: Record<string, StageRecord>;
   times: Record<string, StageTime>;
 }
 
-/** Messages of a prepare worker (prepare-worker.ts). */
+/** Messages of a prepare worker (prepare-worker.ts): how far its part's two files hold whole records. */
 export type PrepareMessage =
-  | { type: 'flushed'; bytes: number }
-  | ({ type: 'done'; bytes: number } & SourceDone)
+  | ({ type: 'flushed' } & PartBytes)
+  | ({ type: 'done' } & PartBytes & SourceDone)
   | { type: 'error'; message: string; name: string; stack?: string };
+
+/** Bytes of whole records in a part's JSONL file and in its index (prepare-worker.ts). */
+export interface PartBytes {
+  bytes: number;
+  indexBytes: number;
+}
 
 /** What every prepare worker is started with. */
 export interface PrepareSetup {
@@ -38,42 +45,127 @@ export interface PrepareSetup {
   runDir: string;
 }
 
-/** One source for a worker: the config's `index`th, its documents into `part`. */
+/** One source for a worker: the config's `index`th, its documents into `part` (`part`.jsonl and `part`.idx). */
 export interface PrepareTask {
   index: number;
   part: string;
 }
 
-/** One source's part: the file its worker appends to, and the source's figures once it is done. */
-class Part extends FileTail {
+/**
+ * A part's index: per document, INDEX_HEADER_WORDS little-endian 32-bit words (its JSONL line's
+ * bytes with the newline, its text's UTF-8 bytes, how many segment words follow), then those
+ * words (with masking: documentSegments, four a segment). The JSONL file holds exactly the
+ * lines that go to docs.jsonl, so the main thread copies them without decoding.
+ */
+export const INDEX_HEADER_WORDS = 3;
+
+/** One source's part: the two files its worker appends to, and the source's figures once it is done. */
+class Part {
+  readonly lines: FileTail;
+  readonly index: FileTail;
   records: SourceDone | undefined;
+
+  /** With masking every document has its segments (perhaps none); without, none has. */
+  constructor(
+    readonly path: string,
+    private readonly masked: boolean,
+  ) {
+    this.lines = new FileTail(`${path}.jsonl`);
+    this.index = new FileTail(`${path}.idx`);
+  }
+
+  get done(): boolean {
+    return this.index.done;
+  }
 
   onMessage(m: PrepareMessage): void {
     if (m.type === 'error') this.fail(Object.assign(new Error(m.message), { name: m.name }));
-    else if (m.type === 'flushed') this.advance(m.bytes);
-    else {
+    else if (m.type === 'flushed') {
+      this.lines.advance(m.bytes);
+      this.index.advance(m.indexBytes);
+    } else {
       this.records = { records: m.records, times: m.times };
-      this.finish(m.bytes);
+      this.lines.finish(m.bytes);
+      this.index.finish(m.indexBytes);
+    }
+  }
+
+  fail(e: Error): void {
+    this.lines.fail(e);
+    this.index.fail(e);
+  }
+
+  /** Its documents in order, as their worker wrote them. */
+  async *docs(): AsyncIterable<PreparedDoc> {
+    try {
+      while (!(await this.index.atEnd())) {
+        const head = await this.index.take(4 * INDEX_HEADER_WORDS);
+        const [lineBytes, textBytes, words] = [head.readUInt32LE(0), head.readUInt32LE(4), head.readUInt32LE(8)];
+        const segments = this.masked ? wordsOf(await this.index.take(4 * words)) : undefined;
+        yield lazyDoc(await this.lines.take(lineBytes), textBytes, segments);
+      }
+      if (!(await this.lines.atEnd())) throw new Error(`${this.lines.path}: holds more than its index lists`);
+    } finally {
+      this.lines.close();
+      this.index.close();
     }
   }
 }
 
-/** A prepared document, its JSONL line, and (masking, from a worker) its segments found and hashed. */
+/** Little-endian words, copied out (the bytes may not sit at a multiple of 4). */
+function wordsOf(bytes: Buffer): Uint32Array {
+  const words = new Uint32Array(bytes.length >> 2);
+  new Uint8Array(words.buffer).set(bytes);
+  return words;
+}
+
+/**
+ * A prepared document: its JSONL line with the newline (the bytes docs.jsonl gets), its text's
+ * UTF-8 bytes, and (masking, from a worker) its segments found and hashed. A worker's `doc` is
+ * parsed from the line on first use: counting needs a document's text only for the few segments
+ * it samples.
+ */
 export interface PreparedDoc {
   doc: Doc;
-  line: string;
+  line: Buffer | string;
+  textBytes: number;
   segments?: Uint32Array;
 }
 
-/** A part's line: the document's JSON, then with masking a tab and its segments in base64 (prepare-worker.ts). */
-function preparedLine(text: string, masked: boolean): PreparedDoc {
-  if (!masked) return { doc: JSON.parse(text) as Doc, line: text };
-  const tab = text.lastIndexOf('\t');
-  const line = text.slice(0, tab);
-  const bytes = Buffer.from(text.slice(tab + 1), 'base64');
-  const segments = new Uint32Array(bytes.length >> 2);
-  new Uint8Array(segments.buffer).set(bytes);
-  return { doc: JSON.parse(line) as Doc, line, segments };
+function lazyDoc(line: Buffer, textBytes: number, segments: Uint32Array | undefined): PreparedDoc {
+  return { doc: new LineDoc(line), line, textBytes, segments };
+}
+
+/** A document read from its JSONL line on first use of any field. */
+class LineDoc implements Doc {
+  private parsed: Doc | undefined;
+
+  constructor(private readonly line: Buffer) {}
+
+  private get whole(): Doc {
+    return (this.parsed ??= JSON.parse(this.line.toString('utf8', 0, this.line.length - 1)) as Doc);
+  }
+  get id() {
+    return this.whole.id;
+  }
+  get kind() {
+    return this.whole.kind;
+  }
+  get source() {
+    return this.whole.source;
+  }
+  get text() {
+    return this.whole.text;
+  }
+  get meta() {
+    return this.whole.meta;
+  }
+  get loss_mask_spans() {
+    return this.whole.loss_mask_spans;
+  }
+  get special_spans() {
+    return this.whole.special_spans;
+  }
 }
 
 /**
@@ -89,7 +181,7 @@ export async function* preparedInWorkers(
 ): AsyncIterable<PreparedDoc> {
   const partsDir = join(runDir, 'tmp', 'parts');
   mkdirSync(partsDir, { recursive: true });
-  const parts = cfg.sources.map((_, i) => new Part(join(partsDir, `${String(i).padStart(3, '0')}.jsonl`)));
+  const parts = cfg.sources.map((_, i) => new Part(join(partsDir, String(i).padStart(3, '0')), cfg.mask !== undefined));
   const threads: Worker[] = [];
   let next = 0;
   const spawn = () => {
@@ -100,7 +192,6 @@ export async function* preparedInWorkers(
     const give = () => {
       if (next >= parts.length) return;
       index = next++;
-      writeFileSync(parts[index]!.path, ''); // there for the main thread to open before the worker's first write
       w.postMessage({ index, part: parts[index]!.path } satisfies PrepareTask);
     };
     w.on('message', (m: PrepareMessage) => {
@@ -119,9 +210,9 @@ export async function* preparedInWorkers(
   try {
     for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
     for (const part of parts) {
-      for await (const line of part.lines()) yield preparedLine(line, cfg.mask !== undefined);
+      yield* part.docs();
       onSource(part.records!);
-      rmSync(part.path, { force: true });
+      for (const f of [part.lines, part.index]) rmSync(f.path, { force: true });
     }
   } finally {
     // Done, failed, or the consumer stopped: no source goes on writing.

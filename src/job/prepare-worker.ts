@@ -10,9 +10,10 @@ import { resolveMaskOptions } from '../stages/mask/options.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
- * stages, its documents appended to its part file as JSONL (with masking, each line followed by
- * the document's segments). After each flush it says how many bytes
- * of whole lines the file holds; at the end of a source, its ledgers, figures and stage times.
+ * stages, its documents appended to its part: the JSONL lines docs.jsonl gets (PART.jsonl) and
+ * their index (PART.idx: each line's bytes, its text's bytes and, with masking, its segments;
+ * INDEX_HEADER_WORDS). After each flush it says how many bytes of whole records both files
+ * hold; at the end of a source, its ledgers, figures and stage times.
  */
 const setup = workerData as PrepareSetup;
 const post = (m: PrepareMessage) => parentPort!.postMessage(m);
@@ -21,44 +22,81 @@ const FLUSH_MS = 50;
 const FLUSH_BYTES = 1 << 20;
 
 /**
- * With masking, each document's segments are found and hashed here, where it was made, and go
- * after its JSON on its line (a tab, then base64 words: documentSegments); the main thread only
- * counts them. JSON never holds a raw tab, so the last tab of a line starts them.
+ * With masking, each document's segments are found and hashed here, where it was made
+ * (documentSegments), and go to the index; the main thread only counts them.
  */
 const segment = setup.cfg.mask ? loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)) : undefined;
 
-const segmentsField = (found: Uint32Array) => Buffer.from(found.buffer, found.byteOffset, found.byteLength).toString('base64');
+/** A file appended to through a growing buffer, written out at flush(). */
+class Appender {
+  private buf = Buffer.allocUnsafe(FLUSH_BYTES * 2);
+  used = 0;
+  written = 0;
+  private readonly fd: number;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'a');
+  }
+
+  private room(bytes: number): void {
+    if (this.used + bytes <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.used + bytes));
+    this.buf.copy(bigger, 0, 0, this.used);
+    this.buf = bigger;
+  }
+
+  /** Appends `text` as UTF-8; returns its bytes. */
+  text(text: string): number {
+    this.room(3 * text.length);
+    const n = this.buf.write(text, this.used);
+    this.used += n;
+    return n;
+  }
+
+  /** Appends 32-bit words in the host's order (little-endian, as the native core requires too). */
+  words(words: Uint32Array): void {
+    this.room(words.byteLength);
+    this.used += Buffer.from(words.buffer, words.byteOffset, words.byteLength).copy(this.buf, this.used);
+  }
+
+  flush(): void {
+    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buf, at, this.used - at);
+    this.written += this.used;
+    this.used = 0;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
 
 async function prepareOne(task: PrepareTask): Promise<void> {
   const times = new StageTimes();
   const source = prepareSource(setup.cfg, task.index, setup.rank, setup.runDir, times);
-  const fd = openSync(task.part, 'a');
-  let pending: string[] = [];
-  let pendingChars = 0;
-  let bytes = 0;
+  const lines = new Appender(`${task.part}.jsonl`);
+  const index = new Appender(`${task.part}.idx`);
   let last = performance.now();
   const flush = () => {
-    if (pending.length) {
-      const b = Buffer.from(pending.join(''), 'utf8');
-      for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
-      bytes += b.length;
-      [pending, pendingChars] = [[], 0];
-      post({ type: 'flushed', bytes });
+    if (lines.used || index.used) {
+      lines.flush();
+      index.flush();
+      post({ type: 'flushed', bytes: lines.written, indexBytes: index.written });
     }
     last = performance.now();
   };
   try {
     for await (const d of source.docs) {
-      const line = docToJson(d) + (segment ? `\t${segmentsField(documentSegments(d, segment))}\n` : '\n');
-      pending.push(line);
-      pendingChars += line.length;
-      if (pendingChars >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();
+      const found = segment ? documentSegments(d, segment) : undefined;
+      index.words(Uint32Array.of(lines.text(docToJson(d) + '\n'), Buffer.byteLength(d.text), found?.length ?? 0));
+      if (found) index.words(found);
+      if (lines.used + index.used >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();
     }
     flush();
   } finally {
-    closeSync(fd);
+    lines.close();
+    index.close();
   }
-  post({ type: 'done', bytes, records: source.records(), times: source.times() });
+  post({ type: 'done', bytes: lines.written, indexBytes: index.written, records: source.records(), times: source.times() });
 }
 
 parentPort!.on('message', (task: PrepareTask) => {

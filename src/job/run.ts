@@ -271,13 +271,14 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
   const found = new WeakMap<Doc, Uint32Array>();
   async function* all(): AsyncIterable<Doc> {
     const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
-    for await (const { doc, line, segments } of docs) {
-      if (segments) found.set(doc, segments);
-      await write.time(() => writer.write(line));
+    // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
+    for await (const p of docs) {
+      if (p.segments) found.set(p.doc, p.segments);
+      await write.time(() => writer.writeRaw(p.line));
       documents++;
-      bytes += Buffer.byteLength(doc.text);
+      bytes += p.textBytes;
       fault('docs');
-      yield doc;
+      yield p.doc;
     }
   }
   // The time in the documents' next(): the stages (or, pooled, waiting for and reading the workers' parts) and the writes.
@@ -309,7 +310,7 @@ async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onS
   for (const index of cfg.sources.keys()) {
     const times = new StageTimes();
     const source = prepareSource(cfg, index, rank, runDir, times);
-    for await (const doc of source.docs) yield { doc, line: docToJson(doc) };
+    for await (const doc of source.docs) yield { doc, line: docToJson(doc) + '\n', textBytes: Buffer.byteLength(doc.text) };
     onSource({ records: source.records(), times: source.times() });
   }
 }
