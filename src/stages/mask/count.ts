@@ -170,13 +170,11 @@ export class SegmentCounter {
    * their order, which pruning's ties follow): what it counts and keeps is as with the full table.
    */
   private grow(): void {
-    const moved = new Map<number, number>();
-    this.table.resize(Math.min(this.slots, this.table.capacity * 2), (from, to) => {
-      if (this.sampleBySlot.has(from)) moved.set(from, to);
-    });
-    const samples = [...this.sampleBySlot];
+    const { table } = this;
+    const sampled = [...this.sampleBySlot].map(([slot, text]) => ({ hi: table.keyHi(slot), lo: table.keyLo(slot), text }));
+    table.resize(Math.min(this.slots, table.capacity * 2));
     this.sampleBySlot.clear();
-    for (const [slot, text] of samples) this.sampleBySlot.set(moved.get(slot)!, text);
+    for (const s of sampled) this.sampleBySlot.set(table.find(s.hi, s.lo), s.text);
   }
 
   /** Keeps the half of the samples with the highest counts (ties: the earliest kept). */

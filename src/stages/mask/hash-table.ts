@@ -112,8 +112,8 @@ export class HashTable {
     return slots;
   }
 
-  /** The entries moved into a table of `capacity` slots (a power of two); `moved(from, to)` for each, with its old and new slot. */
-  resize(capacity: number, moved?: (from: number, to: number) => void): void {
+  /** The entries moved into a table of `capacity` slots (a power of two): their slots change, find() tells the new ones. */
+  resize(capacity: number): void {
     const { words, generation } = this;
     this.words = new Uint32Array(capacity * 4);
     this.generation = 1;
@@ -121,9 +121,7 @@ export class HashTable {
     this.size = 0;
     for (let at = 0; at < words.length; at += 4) {
       if (words[at + GEN] !== generation) continue;
-      const to = this.add(words[at + HI]!, words[at + LO]!, 0);
-      this.setValue(to, words[at + VAL]!);
-      moved?.(at >> 2, to);
+      this.setValue(this.add(words[at + HI]!, words[at + LO]!, 0), words[at + VAL]!);
     }
   }
 }
