@@ -95,3 +95,10 @@ export class Ledger {
     };
   }
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A ledger's JSON form (Ledger.toJSON), as it sits among a stage's figures. */
+export function isLedgerJson(v: unknown): v is LedgerJson {
+  return isObject(v) && Number.isInteger(v.records_in) && Number.isInteger(v.records_out) && isObject(v.dropped) && isObject(v.produced) && isObject(v.examples);
+}

@@ -1,4 +1,4 @@
-import { Ledger, type LedgerJson } from '../core/ledger.js';
+import { Ledger, isLedgerJson } from '../core/ledger.js';
 import { mergeMixtureReports } from '../mix/report.js';
 import { ratio, type GroupFigures, type Histogram, type PackingFigures, type ReportJson } from '../report/figures.js';
 
@@ -165,10 +165,6 @@ function mergeValues(values: readonly unknown[], key: string): unknown {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isLedgerJson(v: unknown): v is LedgerJson {
-  return isPlainObject(v) && Number.isInteger(v.records_in) && Number.isInteger(v.records_out) && isPlainObject(v.dropped) && isPlainObject(v.produced) && isPlainObject(v.examples);
 }
 
 function allEqual(values: readonly unknown[]): boolean {

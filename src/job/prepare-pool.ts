@@ -6,7 +6,7 @@ import type { Doc } from '../doc/document.js';
 import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import type { StageTime } from './stage-times.js';
-import type { StageRecord } from './prepare-source.js';
+import { SourcePieces, sourceTasks, type SourceTask, type StageRecord } from './prepare-source.js';
 
 /**
  * The prepare step's sources in worker threads, beside the main thread that writes and counts.
@@ -45,9 +45,8 @@ export interface PrepareSetup {
   runDir: string;
 }
 
-/** One source for a worker: the config's `index`th, its documents into `part` (`part`.jsonl and `part`.idx). */
-export interface PrepareTask {
-  index: number;
+/** One task for a worker: the config's `index`th source or a piece of it, its documents into `part` (`part`.jsonl and `part`.idx). */
+export interface PrepareTask extends SourceTask {
   part: string;
 }
 
@@ -181,24 +180,25 @@ export async function* preparedInWorkers(
 ): AsyncIterable<PreparedDoc> {
   const partsDir = join(runDir, 'tmp', 'parts');
   mkdirSync(partsDir, { recursive: true });
-  const parts = cfg.sources.map((_, i) => new Part(join(partsDir, String(i).padStart(3, '0')), cfg.mask !== undefined));
+  const tasks = await sourceTasks(cfg, rank, runDir);
+  const parts = tasks.map((_, k) => new Part(join(partsDir, String(k).padStart(4, '0')), cfg.mask !== undefined));
   const threads: Worker[] = [];
   let next = 0;
   const spawn = () => {
     const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
     threads.push(w);
-    let index = -1;
-    // The worker takes the next source when it is done with one: its modules load once.
+    let k = -1;
+    // The worker takes the next task when it is done with one: its modules load once.
     const give = () => {
       if (next >= parts.length) return;
-      index = next++;
-      w.postMessage({ index, part: parts[index]!.path } satisfies PrepareTask);
+      k = next++;
+      w.postMessage({ ...tasks[k]!, part: parts[k]!.path } satisfies PrepareTask);
     };
     w.on('message', (m: PrepareMessage) => {
-      parts[index]!.onMessage(m);
+      parts[k]!.onMessage(m);
       if (m.type === 'done') give();
     });
-    w.on('error', (e) => parts[index]!.fail(e));
+    w.on('error', (e) => parts[k]!.fail(e));
     // Checked a turn later: a worker's last messages are delivered before its 'exit', never after.
     w.on('exit', (code) =>
       setImmediate(() => {
@@ -209,9 +209,10 @@ export async function* preparedInWorkers(
   };
   try {
     for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
-    for (const part of parts) {
+    const pieces = new SourcePieces(tasks, onSource);
+    for (const [k, part] of parts.entries()) {
       yield* part.docs();
-      onSource(part.records!);
+      pieces.done(k, part.records!);
       for (const f of [part.lines, part.index]) rmSync(f.path, { force: true });
     }
   } finally {

@@ -2,14 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
-import type { LedgerJson } from '../core/ledger.js';
+import { Ledger, isLedgerJson, type LedgerJson } from '../core/ledger.js';
 import { ownedBy, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
 import { asUnit, tagged } from '../mix/unit.js';
 import { sourceEntry, stageEntry } from './registry.js';
 import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
-import type { StageTime, StageTimes } from './stage-times.js';
+import { stageTime, threadCpuSeconds, type StageTime, type StageTimes } from './stage-times.js';
+import type { SourceDone } from './prepare-pool.js';
 
 /**
  * One source of a run's config through its `then:` stages, as the prepare step streams it. The
@@ -32,13 +33,49 @@ export interface PreparedSource {
   times: () => Record<string, StageTime>;
 }
 
-export function prepareSource(cfg: RunConfig, index: number, rank: RankInfo, runDir: string, times: StageTimes): PreparedSource {
+/** One piece of work of the prepare step: the config's `index`th source, or one piece of it (SourceEntry.pieces). */
+export interface SourceTask {
+  index: number;
+  piece?: unknown;
+  /** On a source's first task: the time its pieces took to plan (bundles cloned, commits counted), counted as the source's own. */
+  planned?: { name: string; wall: number; cpu: number };
+}
+
+/** A source's context in a run: its work folder, this rank's share. */
+function sourceContext(cfg: RunConfig, index: number, rank: RankInfo, runDir: string): StageContext {
+  const ctx = defaultContext({ seed: cfg.seed, owns: ownedBy(rank), workDir: join(runDir, 'tmp', cfg.sources[index]!.name) });
+  mkdirSync(ctx.workDir!, { recursive: true });
+  return ctx;
+}
+
+/**
+ * The prepare step's tasks in config order: each source whole, or its pieces in order where its
+ * reader has them and nothing downstream keeps state across documents (no `then:` stages, no
+ * mixture). The same tasks for any number of workers, so the same documents and figures.
+ */
+export async function sourceTasks(cfg: RunConfig, rank: RankInfo, runDir: string): Promise<SourceTask[]> {
+  const tasks: SourceTask[] = [];
+  for (const [index, s] of cfg.sources.entries()) {
+    const entry = sourceEntry(s.type);
+    if (!entry.pieces || s.then.length > 0 || cfg.mixture) {
+      tasks.push({ index });
+      continue;
+    }
+    const [wall0, cpu0] = [performance.now(), threadCpuSeconds()];
+    const pieces = await entry.pieces(s.inputs, entry.resolve(s.options), sourceContext(cfg, index, rank, runDir));
+    const planned = { name: s.name, wall: (performance.now() - wall0) / 1000, cpu: threadCpuSeconds() - cpu0 };
+    if (pieces.length === 0) throw new Error(`${s.name}: its reader planned no pieces`);
+    pieces.forEach((piece, k) => tasks.push(k === 0 ? { index, piece, planned } : { index, piece }));
+  }
+  return tasks;
+}
+
+export function prepareSource(cfg: RunConfig, index: number, rank: RankInfo, runDir: string, times: StageTimes, piece?: unknown): PreparedSource {
   const source = cfg.sources[index]!;
   const owns = ownedBy(rank);
-  const ctx = defaultContext({ seed: cfg.seed, owns, workDir: join(runDir, 'tmp', source.name) });
-  mkdirSync(ctx.workDir!, { recursive: true });
+  const ctx = sourceContext(cfg, index, rank, runDir);
   ctx.ledger.printDrops(source.name);
-  let docs = sourceDocs(source, ctx);
+  let docs = sourceDocs(source, ctx, piece);
   if (cfg.mixture) docs = mixtureUnits(docs, keepsBaseDocs(cfg, source) ? join(runDir, baseFileName(index)) : undefined);
   docs = times.wrap(source.name, docs);
   // Each stage after the source keeps its own ledger: its unit is the document it gets.
@@ -60,10 +97,73 @@ export function prepareSource(cfg: RunConfig, index: number, rank: RankInfo, run
   };
 }
 
-/** One source of the config as a document stream, through the registry (src/job/registry.ts). */
-export function sourceDocs(s: SourceConfig, ctx: StageContext): AsyncIterable<Doc> {
+/** One source of the config (or one piece of it) as a document stream, through the registry (src/job/registry.ts). */
+export function sourceDocs(s: SourceConfig, ctx: StageContext, piece?: unknown): AsyncIterable<Doc> {
   const entry = sourceEntry(s.type);
-  return entry.read(s.inputs, entry.resolve(s.options), ctx);
+  return entry.read(s.inputs, entry.resolve(s.options), ctx, piece);
+}
+
+/** Gathers each source's figures as its tasks finish, in order, and gives them merged (`onSource`) after its last. */
+export class SourcePieces {
+  private figures: SourceDone[] = [];
+
+  constructor(
+    private readonly tasks: readonly SourceTask[],
+    private readonly onSource: (done: SourceDone) => void,
+  ) {}
+
+  done(k: number, figures: SourceDone): void {
+    this.figures.push(figures);
+    if (this.tasks[k + 1]?.index === this.tasks[k]!.index) return;
+    const first = this.tasks.findIndex((t) => t.index === this.tasks[k]!.index);
+    this.onSource(withPlanning(mergePieces(this.figures), this.tasks[first]!.planned));
+    this.figures = [];
+  }
+}
+
+/** The source's own time with its planning added. */
+function withPlanning(done: SourceDone, planned: SourceTask['planned']): SourceDone {
+  const t = planned && done.times[planned.name];
+  if (!t) return done;
+  return { ...done, times: { ...done.times, [planned.name]: stageTime(t.wall_s + planned.wall, t.cpu_s + planned.cpu, t.documents, t.bytes) } };
+}
+
+/**
+ * A source's figures from its pieces': ledgers merged, counts summed, lists joined, times added
+ * (a source's time is then the sum over the threads its pieces ran on).
+ */
+export function mergePieces(parts: readonly SourceDone[]): SourceDone {
+  if (parts.length === 1) return parts[0]!;
+  const records: Record<string, StageRecord> = {};
+  for (const name of Object.keys(parts[0]!.records)) {
+    const all = parts.map((p) => p.records[name]!);
+    const ledger = new Ledger();
+    for (const r of all) ledger.merge(r.ledger);
+    records[name] = { type: all[0]!.type, ledger: ledger.toJSON(), balanced: ledger.balanced(), stats: mergeFigures(all.map((r) => r.stats)) as Record<string, unknown> };
+  }
+  const times: Record<string, StageTime> = {};
+  for (const name of Object.keys(parts[0]!.times)) {
+    const sum = (f: (t: StageTime) => number) => parts.reduce((a, p) => a + f(p.times[name]!), 0);
+    times[name] = stageTime(sum((t) => t.wall_s), sum((t) => t.cpu_s), sum((t) => t.documents), sum((t) => t.bytes));
+  }
+  return { records, times };
+}
+
+/** Pieces' figures as one: numbers summed, ledgers merged, lists joined, objects key by key (first-seen order); anything else the first piece's. */
+function mergeFigures(values: readonly unknown[]): unknown {
+  const present = values.filter((v) => v !== undefined);
+  if (present.every((v) => typeof v === 'number')) return (present as number[]).reduce((a, b) => a + b, 0);
+  if (present.every(isLedgerJson)) {
+    const ledger = new Ledger();
+    for (const v of present) ledger.merge(v);
+    return ledger.toJSON();
+  }
+  if (present.every(Array.isArray)) return present.flat();
+  if (present.every((v) => typeof v === 'object' && v !== null)) {
+    const keys = [...new Set(present.flatMap((v) => Object.keys(v as object)))];
+    return Object.fromEntries(keys.map((k) => [k, mergeFigures(present.map((v) => (v as Record<string, unknown>)[k]))]));
+  }
+  return present[0];
 }
 
 export function thenStage(t: ThenConfig): Stage {

@@ -72,7 +72,7 @@ class Appender {
 
 async function prepareOne(task: PrepareTask): Promise<void> {
   const times = new StageTimes();
-  const source = prepareSource(setup.cfg, task.index, setup.rank, setup.runDir, times);
+  const source = prepareSource(setup.cfg, task.index, setup.rank, setup.runDir, times, task.piece);
   const lines = new Appender(`${task.part}.jsonl`);
   const index = new Appender(`${task.part}.idx`);
   let last = performance.now();

@@ -3,7 +3,7 @@ import { resolveTable } from '../core/options.js';
 import type { Stage, StageContext } from '../core/stage.js';
 import type { Doc } from '../doc/document.js';
 import { EDITS_OPTIONS, resolveEditsOptions } from '../stages/edits/options.js';
-import { editsSource } from '../stages/edits/source.js';
+import { editsPieces, editsSource } from '../stages/edits/source.js';
 import { CODE_OPTIONS, resolveCodeOptions } from '../stages/fim/code-options.js';
 import { FIM_OPTIONS, resolveFimOptions } from '../stages/fim/options.js';
 import { fimStage } from '../stages/fim/stage.js';
@@ -31,12 +31,18 @@ import { synthQaStage } from '../stages/synth-qa/stage.js';
  * the path and the value) and `run` runs it; its CLI command uses the same table and resolver
  * (src/cli/options.ts: addOptions, resolveFlags).
  */
-export interface SourceEntry<O = never> {
+export interface SourceEntry<O = never, P = never> {
   options: OptionTable;
   resolve: (raw: Record<string, unknown>) => O;
-  read: (inputs: string[], options: O, ctx: StageContext) => AsyncIterable<Doc>;
+  read: (inputs: string[], options: O, ctx: StageContext, piece?: P) => AsyncIterable<Doc>;
   /** The reader makes seeded choices per record and honours `ctx.repeat`: mixture repeats read it again. */
   redraws?: boolean;
+  /**
+   * The source's pieces, for a run to prepare them apart (in several workers) and read back in
+   * order: read() of each piece, concatenated, gives read() of the whole. Plain data: a piece
+   * crosses to a worker thread.
+   */
+  pieces?: (inputs: string[], options: O, ctx: StageContext) => Promise<P[]>;
 }
 
 export interface StageEntry<O = never> {
@@ -47,10 +53,10 @@ export interface StageEntry<O = never> {
 
 // Each entry pairs a resolver with the reader of its own options type; the maps hold them erased.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export const SOURCES: Record<string, SourceEntry<any>> = {
+export const SOURCES: Record<string, SourceEntry<any, any>> = {
   repos: { options: REPOS_OPTIONS, resolve: resolveReposOptions, read: reposSource, redraws: true },
   web: { options: WEB_OPTIONS, resolve: resolveWebOptions, read: webSource },
-  edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource, redraws: true },
+  edits: { options: EDITS_OPTIONS, resolve: resolveEditsOptions, read: editsSource, redraws: true, pieces: editsPieces },
   code: { options: CODE_OPTIONS, resolve: resolveCodeOptions, read: codeSource },
   documents: { options: {}, resolve: (raw) => resolveTable({}, raw), read: documentsSource },
   trajectories: { options: TRAJECTORIES_TABLE, resolve: resolveTrajectoriesOptions, read: trajectoriesSource, redraws: true },
@@ -80,10 +86,10 @@ function hygieneEntry(type: HygieneStage): StageEntry<Record<string, unknown>> {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** One configured source as a document stream: options resolved, read, then each stage in order. */
-export function sourceEntry(type: string): SourceEntry<unknown> {
+export function sourceEntry(type: string): SourceEntry<unknown, unknown> {
   const e = SOURCES[type];
   if (!e) throw new Error(`unknown source type "${type}" (one of ${Object.keys(SOURCES).join(', ')})`);
-  return e as SourceEntry<unknown>;
+  return e as SourceEntry<unknown, unknown>;
 }
 
 export function stageEntry(type: string): StageEntry<unknown> {

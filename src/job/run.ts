@@ -20,7 +20,7 @@ import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
-import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, thenStage } from './prepare-source.js';
+import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, sourceTasks, SourcePieces, thenStage } from './prepare-source.js';
 import { preparedInWorkers, type PreparedDoc, type SourceDone } from './prepare-pool.js';
 import { availableParallelism } from 'node:os';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
@@ -307,11 +307,13 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
 
 /** The sources one after the other on this thread (one worker, or one source). */
 async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onSource: (done: SourceDone) => void): AsyncIterable<PreparedDoc> {
-  for (const index of cfg.sources.keys()) {
+  const tasks = await sourceTasks(cfg, rank, runDir);
+  const pieces = new SourcePieces(tasks, onSource);
+  for (const [k, task] of tasks.entries()) {
     const times = new StageTimes();
-    const source = prepareSource(cfg, index, rank, runDir, times);
+    const source = prepareSource(cfg, task.index, rank, runDir, times, task.piece);
     for await (const doc of source.docs) yield { doc, line: docToJson(doc) + '\n', textBytes: Buffer.byteLength(doc.text) };
-    onSource({ records: source.records(), times: source.times() });
+    pieces.done(k, { records: source.records(), times: source.times() });
   }
 }
 

@@ -77,3 +77,34 @@ test('run: a source that fails in a prepare worker fails the run with its messag
   assert.equal(existsSync(join(dir, 'out', '.run', 'docs.jsonl')), false);
   assert.equal(existsSync(join(dir, 'out', '.run', 'prepared.json')), false);
 });
+
+test('run: a history prepared in pieces (pieceCommits) gives the documents and ledgers of the whole history, on 1 and 2 workers', () => {
+  const dir = tmp();
+  const histories = [join(repoRoot, 'data-samples', 'history', 'midpack-web.bundle'), join(repoRoot, 'data-samples', 'history', 'p-limit.bundle')];
+  const config = (name: string, pieceCommits: number) =>
+    exampleConfig(dir, name, (c) => {
+      c.sources = c.sources.filter((s) => s.type === 'edits');
+      Object.assign(c.sources[0]!, { inputs: histories, options: { ...(c.sources[0] as { options?: object }).options, pieceCommits } });
+    });
+  const runs = [
+    ['whole', 1000, 1],
+    ['pieces-1', 7, 1],
+    ['pieces-2', 7, 2],
+  ] as const;
+  const results = runs.map(([name, pieceCommits, w]) => {
+    const r = midpack(['run', config(name, pieceCommits), '--phase', 'prepare', '--workers', String(w), '--no-progress', '--force-workers']);
+    assert.equal(r.status, 0, r.stderr);
+    return prepared(join(dir, name));
+  });
+  const [whole, ...pieces] = results as [ReturnType<typeof prepared>, ...ReturnType<typeof prepared>[]];
+  assert.ok(whole.documents > 40, `${whole.documents} documents`);
+  const ledger = (p: ReturnType<typeof prepared>) => (p.stages as Record<string, { ledger: unknown }>).history!.ledger;
+  for (const [i, p] of pieces.entries()) {
+    assert.equal(p.docs, whole.docs, `${runs[i + 1]![0]}: the documents of the whole history`);
+    assert.ok(p.counts.equals(whole.counts), `${runs[i + 1]![0]}: the counts`);
+    assert.deepEqual(ledger(p), ledger(whole), `${runs[i + 1]![0]}: the commits' ledger`);
+  }
+  assert.deepEqual(pieces[1]!.stages, pieces[0]!.stages, 'the same figures on 1 and 2 workers');
+  // midpack-web's 40 commits in 6 pieces of at most 7, p-limit's 12 in 2: the figures count every commit once.
+  assert.equal((ledger(whole) as { records_in: number }).records_in, 52);
+});

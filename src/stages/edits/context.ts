@@ -39,7 +39,29 @@ export interface ContextStats {
   /** Contexts where BM25 found no file sharing a term with the description. */
   no_retrieval_hit: number;
   /** Blobs read and indexed for BM25 (the rest came from the cache). */
-  blobs_indexed: number;
+  /** Tree files scored for retrieval, over all commits (each commit scores its tree; the index of a blob comes from a cache when it can). */
+  files_ranked: number;
+}
+
+/** Caches of what a blob's or a path's content gives, by its id: a key names the same value whichever walk fills it. */
+interface ContentCaches {
+  terms: TermCache;
+  paths: TermCache;
+  tokens: Map<string, number>;
+}
+
+/**
+ * The caches of this thread's context builders, by size and token counter: the walks one thread
+ * runs (the pieces of a history, a run's edits sources) share them, so a piece does not index
+ * again the trees an earlier piece indexed. They change only the time a walk takes.
+ */
+const threadCaches = new Map<string, ContentCaches>();
+
+function contentCaches(cacheFiles: number, counter: string): ContentCaches {
+  const key = `${cacheFiles}\0${counter}`;
+  let c = threadCaches.get(key);
+  if (!c) threadCaches.set(key, (c = { terms: new TermCache(cacheFiles), paths: new TermCache(cacheFiles), tokens: new Map() }));
+  return c;
 }
 
 export interface BuiltContext {
@@ -54,19 +76,20 @@ interface TreeEntry {
 }
 
 export class ContextBuilder {
-  readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, blobs_indexed: 0 };
+  readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, files_ranked: 0 };
   private readonly terms: TermCache;
   /** Term counts of paths: a path recurs in every commit's tree, its terms need not be split again. */
   private readonly paths: TermCache;
-  private readonly tokens = new Map<string, number>();
+  private readonly tokens: Map<string, number>;
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
 
+  /** `counter` names the token counter (its tokenizer): token counts are cached per counter. */
   constructor(
     readonly options: ContextOptions,
     private readonly countTokens?: (text: string) => number,
+    counter = '',
   ) {
-    this.terms = new TermCache(options.cacheFiles);
-    this.paths = new TermCache(options.cacheFiles);
+    ({ terms: this.terms, paths: this.paths, tokens: this.tokens } = contentCaches(options.cacheFiles, countTokens ? counter : ''));
   }
 
   /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
@@ -129,8 +152,8 @@ export class ContextBuilder {
         const text = await this.readText(cat, e.sha);
         terms = text === undefined ? null : termCounts(text);
         this.terms.set(e.sha, terms);
-        this.stats.blobs_indexed++;
       }
+      this.stats.files_ranked++;
       // The path is part of the document (SWE-bench's retrieval indexes it with the content).
       if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
     }

@@ -42,6 +42,8 @@ export interface HistoryOptions {
   related: number;
   granularity: 'commit' | 'file';
   repoName?: string;
+  /** Only the commits at these places [from, to) of rev-list's order (a piece of the history: piecesOfEdits). */
+  range?: readonly [number, number];
 }
 
 export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
@@ -53,6 +55,9 @@ export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
   related: 2,
   granularity: 'commit',
 };
+
+/** Commits a piece of a history holds by default (editsPieces): a few seconds of work, so a long history spreads over a run's workers. */
+export const PIECE_COMMITS = 100;
 
 const ZERO = /^0+$/;
 
@@ -180,9 +185,12 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
   const cat = new CatFile(dir);
   const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)) };
   try {
+    const [first, limit] = commitWindow(opts);
     let n = 0;
     for await (const line of prefetched(gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev]), g.patches, opts)) {
-      if (n++ >= opts.maxCommits) break;
+      const at = n++;
+      if (at >= limit) break;
+      if (at < first) continue; // another piece's commit
       const [commit, ...parents] = line.trim().split(' ') as [string, ...string[]];
       if (opts.owns && !opts.owns(`commit:${commit}`)) continue; // another rank's commit
       commits.input();
@@ -232,19 +240,27 @@ const PREFETCH_COMMITS = 16;
 
 /** The rev-list lines, each yielded once the diffs of up to PREFETCH_COMMITS later commits (this rank's, not merges, within maxCommits) are asked. */
 async function* prefetched(lines: AsyncIterable<string>, patches: DiffTreeStream, opts: HistoryOptions): AsyncIterable<string> {
+  const [first, limit] = commitWindow(opts);
   const ahead: string[] = [];
   let seen = 0;
   const ask = (line: string) => {
     const [commit, ...parents] = line.trim().split(' ');
-    if (seen++ < opts.maxCommits && parents.length <= 1 && (!opts.owns || opts.owns(`commit:${commit}`))) patches.prefetch(commit!);
+    const at = seen++;
+    if (at >= first && at < limit && parents.length <= 1 && (!opts.owns || opts.owns(`commit:${commit}`))) patches.prefetch(commit!);
   };
   for await (const line of lines) {
     ask(line);
     ahead.push(line);
     if (ahead.length > PREFETCH_COMMITS) yield ahead.shift()!;
-    if (seen > opts.maxCommits + PREFETCH_COMMITS) break;
+    if (seen > limit + PREFETCH_COMMITS) break;
   }
   yield* ahead;
+}
+
+/** The places in rev-list's order of the commits a walk takes: [first, limit). */
+function commitWindow(opts: HistoryOptions): [number, number] {
+  const [from, to] = opts.range ?? [0, Number.POSITIVE_INFINITY];
+  return [from, Math.min(to, opts.maxCommits)];
 }
 
 /** A commit's patch text held at most: its kept text is at most maxCommitBytes, twice that with context and headers, plus room for dropped files' headers. */

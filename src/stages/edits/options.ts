@@ -2,7 +2,7 @@ import { DEFAULT_MAX_FILE_BYTES, resolveTable, type OptionTable } from '../../co
 import { parseWeights } from '../../core/weights.js';
 import { DEFAULT_EDIT_OPTIONS, EDIT_FORMATS, type EditFormat, type EditOptions } from './edit-sample.js';
 import { DEFAULT_CONTEXT_OPTIONS, type ContextOptions } from './context.js';
-import { DEFAULT_HISTORY_OPTIONS, type HistoryOptions } from './history.js';
+import { DEFAULT_HISTORY_OPTIONS, PIECE_COMMITS, type HistoryOptions } from './history.js';
 
 /** The edits source's options (`midpack edits` flags, a config's `type: edits` options). */
 export const EDITS_OPTIONS = {
@@ -32,6 +32,12 @@ export const EDITS_OPTIONS = {
     help: 'token budget of the context (packing tokenizer): changed files always go in, then retrieved, then related files while they fit; 0 for no limit',
   },
   tokenizer: { type: 'string', arg: '<spec>', default: 'qwen3', help: 'the packing tokenizer --context-tokens counts in (qwen3, or a tokenizer.json path)' },
+  pieceCommits: {
+    type: 'int',
+    min: 1,
+    default: PIECE_COMMITS,
+    help: 'midpack run: a history of more commits is prepared in pieces of this many, spread over the workers (the same samples in the same order)',
+  },
   retrieveCache: { type: 'int', min: 1, default: DEFAULT_CONTEXT_OPTIONS.cacheFiles, help: 'files whose BM25 term counts are kept between commits (bounds memory)' },
   repos: { type: 'string', arg: '<dir>', help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
   withHints: { type: 'boolean', default: false, help: "instances: append the row's hints_text to the problem statement" },
@@ -48,6 +54,8 @@ export interface EditsOptions {
   edit: EditOptions;
   context: ContextOptions;
   tokenizer: string;
+  /** Commits per piece of a history a run prepares in several workers (editsPieces). */
+  pieceCommits: number;
   /** With `repos` set, JSONL inputs are pull-request instances. */
   instances: { repos?: string; withHints: boolean; excludeInstances: string[] };
 }
@@ -75,5 +83,5 @@ export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions 
   const context: ContextOptions = { retrieve: r.retrieve, related: r.related, contextTokens: r.contextTokens, maxFileBytes: r.maxFileBytes, cacheFiles: r.retrieveCache };
   const exclude = r.excludeInstances === undefined ? [] : (r.excludeInstances as string).split(',').filter(Boolean);
   const instances = { ...(r.repos === undefined ? {} : { repos: r.repos as string }), withHints: r.withHints as boolean, excludeInstances: exclude };
-  return { history, edit, context, tokenizer: r.tokenizer, instances };
+  return { history, edit, context, tokenizer: r.tokenizer, pieceCommits: r.pieceCommits, instances };
 }

@@ -12,6 +12,7 @@ import { ContextBuilder } from './context.js';
 import { instanceUnits } from './instances.js';
 import { InstanceExclusions } from '../hygiene/instances-decontam.js';
 import { loadTokenizer } from '../../tokenize/tokenizer.js';
+import { git } from './git.js';
 
 /**
  * The edits source: each input is a git repository (a working tree or a bare one), a git bundle
@@ -19,7 +20,8 @@ import { loadTokenizer } from '../../tokenize/tokenizer.js';
  * {before, after, description} rows, or with `repos` set, a JSONL file of pull-request instances
  * (instances.ts). The same for `midpack edits` and a config's `type: edits`.
  */
-export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext): AsyncIterable<Doc> {
+export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext, piece?: EditsPiece): AsyncIterable<Doc> {
+  if (piece) [inputs, options] = [[inputs[piece.input]!], piece.commits ? { ...options, history: { ...options.history, range: piece.commits } } : options];
   const files = new Ledger();
   const context = await contextBuilder(options);
   const { repos, excludeInstances } = options.instances;
@@ -46,8 +48,39 @@ export async function* editsSource(inputs: string[], options: EditsOptions, ctx:
 async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
   if (options.context.contextTokens <= 0) return new ContextBuilder(options.context);
   const tokenizer = await loadTokenizer(options.tokenizer, 'auto');
-  return new ContextBuilder(options.context, (text) => tokenizer.encodePlain(text).length);
+  return new ContextBuilder(options.context, (text) => tokenizer.encodePlain(text).length, options.tokenizer);
 }
+
+/**
+ * A part of an edits source prepared on its own (a run prepares the pieces of a source in
+ * several workers, and reads them back in order): one input, and for a git history with more
+ * than `pieceCommits` commits, a run of that many of its commits in rev-list's order. Each commit's samples
+ * depend only on the commit (its seeded choices are drawn per commit), so the pieces' documents
+ * in order are the source's documents.
+ */
+export interface EditsPiece {
+  input: number;
+  commits?: [number, number];
+}
+
+/** The pieces of an edits source, in order. Bundles are cloned here, once, into the work folder the pieces read them from. */
+export async function editsPieces(inputs: string[], options: EditsOptions, ctx: StageContext): Promise<EditsPiece[]> {
+  const pieces: EditsPiece[] = [];
+  for (const [input, path] of inputs.entries()) {
+    const dir = path.endsWith('.bundle') && ctx.workDir ? cloneBundle(path, bundleDir(ctx.workDir, path)) : path;
+    const n = dir !== path || isGitRepo(path) ? Math.min(options.history.maxCommits, await commitCount(dir, options.history.rev)) : 0;
+    const size = options.pieceCommits;
+    if (n <= size) pieces.push({ input });
+    else for (let from = 0; from < n; from += size) pieces.push({ input, commits: [from, Math.min(n, from + size)] });
+  }
+  return pieces;
+}
+
+async function commitCount(dir: string, rev: string): Promise<number> {
+  return Number((await git(dir, ['rev-list', '--count', rev])).toString('utf8').trim());
+}
+
+const bundleDir = (workDir: string, bundle: string) => join(workDir, 'git', basename(bundle, '.bundle'));
 
 export const isGitRepo = (dir: string): boolean => {
   const st = statSync(dir, { throwIfNoEntry: false });
@@ -58,7 +91,7 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
   const history = { ...o.history, owns: ctx.owns };
   for (const input of inputs) {
     if (input.endsWith('.bundle')) {
-      const dir = cloneBundle(input, join(ctx.workDir ?? ownTmp!, 'git', basename(input, '.bundle')));
+      const dir = cloneBundle(input, bundleDir(ctx.workDir ?? ownTmp!, input));
       yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files, context);
     } else if (isGitRepo(input)) {
       yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
