@@ -11,9 +11,9 @@ import { SourcePieces, sourceTasks, type SourceTask, type StageRecord } from './
 /**
  * The prepare step's sources in worker threads, beside the main thread that writes and counts.
  *
- * Each source (with its `then:` stages) runs whole in one worker (prepare-worker.ts), through the
- * same prepareSource() as on the main thread, so its documents are the same bytes wherever it
- * runs; at most `workers` sources run at once, started in config order. A worker appends its
+ * Each task, a source with its `then:` stages or a piece of one (sourceTasks), runs in one worker
+ * (prepare-worker.ts), through the same prepareSource() as on the main thread, so its documents
+ * are the same bytes wherever it runs; at most `workers` tasks run at once, started in order. A worker appends its
  * documents to a part (OUT/.run/tmp/parts/: their JSONL lines and an index of them) and says how
  * far both files hold whole records; the main thread reads the parts in config order, the one it
  * is on while it is being written, copies the lines to docs.jsonl as bytes and counts the
