@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { repoRoot, readabilityPages } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
-import { cpuTicks, stealPercent } from './steal.js';
+import { cpuTicks, speedProbeMs, stealPercent } from './steal.js';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -158,6 +158,7 @@ const { config, baselineConfig, bytes } = await buildInputs();
 const out = join(dir, 'out');
 rmSync(out, { recursive: true, force: true });
 process.stderr.write(`bench:run  input ${(bytes / 1e6).toFixed(0)} MB (repos, web pages, git history, documents), ${workers} workers\n`);
+const probeBefore = speedProbeMs();
 const cli = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
 const runArgs = (w: number) => [cli, 'run', config, '--workers', String(w), '--keep-work', '--no-progress'];
 const run = timed(runArgs(workers));
@@ -206,5 +207,6 @@ if (baseline) {
   );
   rmSync(baseOut, { recursive: true, force: true });
 }
+process.stdout.write(`machine speed probe (fixed integer work, one thread): ${probeBefore.toFixed(0)} ms before, ${speedProbeMs().toFixed(0)} ms after: the same work, so a difference is the host's load\n`);
 rmSync(out, { recursive: true, force: true });
 rmSync(join(dir, 'tok-out'), { recursive: true, force: true });
