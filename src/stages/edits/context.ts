@@ -4,6 +4,10 @@ import type { RepoFile } from '../repos/format.js';
 import { decodeText } from '../fim/text.js';
 import { CatFile, git } from './git.js';
 import { rankBm25, TermCache, termCounts, type Bm25Doc, type TermCounts } from './retrieve.js';
+import { readTexts } from './blob-texts.js';
+
+/** Blobs read at once when a tree is indexed for retrieval (their texts are held until indexed). */
+const INDEX_BATCH = 256;
 import { TreeFiles } from './tree-files.js';
 
 /**
@@ -145,14 +149,26 @@ export class ContextBuilder {
   /** The BM25 best `retrieve` files for the description, read from the tree. */
   private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string): Promise<(RepoFile & { sha: string })[]> {
     if (this.options.retrieve <= 0 || entries.length === 0) return [];
+    // The tree's term counts from the cache first (indexing the others may evict some), then the
+    // blobs not indexed yet, read in batches: a round trip per batch, not per blob (a cold cache indexes a whole tree).
+    const known = new Map<string, TermCounts | null>();
+    const missing: string[] = [];
+    for (const e of entries) {
+      if (known.has(e.sha)) continue;
+      const terms = this.terms.get(e.sha);
+      if (terms === undefined) missing.push(e.sha);
+      known.set(e.sha, terms ?? null);
+    }
+    for (let i = 0; i < missing.length; i += INDEX_BATCH) {
+      for (const [sha, t] of await readTexts(cat, missing.slice(i, i + INDEX_BATCH), Number.POSITIVE_INFINITY)) {
+        const terms = 'text' in t ? termCounts(t.text) : null;
+        known.set(sha, terms);
+        this.terms.set(sha, terms);
+      }
+    }
     const docs: Bm25Doc<TreeEntry>[] = [];
     for (const e of entries) {
-      let terms = this.terms.get(e.sha);
-      if (terms === undefined) {
-        const text = await this.readText(cat, e.sha);
-        terms = text === undefined ? null : termCounts(text);
-        this.terms.set(e.sha, terms);
-      }
+      const terms = known.get(e.sha)!;
       this.stats.files_ranked++;
       // The path is part of the document (SWE-bench's retrieval indexes it with the content).
       if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });

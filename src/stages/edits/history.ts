@@ -8,7 +8,7 @@ import { CatFile, git, gitLines } from './git.js';
 import { DiffTreeStream, patchKey, type RawEntry } from './git-patches.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
-import { decodeText } from '../fim/text.js';
+import { readTexts } from './blob-texts.js';
 
 /**
  * Where edit samples come from: the commits of a git repository, or rows with `before`,
@@ -81,44 +81,6 @@ function commitMessage(body: Buffer): string {
   const text = body.toString('utf8');
   const cut = text.indexOf('\n\n');
   return cut < 0 ? '' : text.slice(cut + 2).trim();
-}
-
-type BlobText = { text: string; asBytes: boolean } | { reason: string };
-
-/** A blob's text; `asBytes` is false when decoding changed it (a UTF-8 BOM is dropped), so git's patch of it does not fit the text. */
-function blobText(bytes: Buffer | undefined): BlobText {
-  const text = bytes && decodeText(bytes);
-  return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
-}
-
-async function readText(cat: CatFile, sha: string, maxBytes: number): Promise<BlobText> {
-  return (await readTexts(cat, [sha], maxBytes)).get(sha)!;
-}
-
-/** Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB. */
-async function readTexts(cat: CatFile, shas: readonly string[], maxBytes: number): Promise<Map<string, BlobText>> {
-  const unique = [...new Set(shas)];
-  const infos = await cat.infoMany(unique);
-  const out = new Map<string, BlobText>();
-  let group: string[] = [];
-  let groupBytes = 0;
-  const readGroup = async () => {
-    const bodies = await cat.contentsMany(group);
-    group.forEach((sha, i) => out.set(sha, blobText(bodies[i])));
-    [group, groupBytes] = [[], 0];
-  };
-  for (const [i, sha] of unique.entries()) {
-    const info = infos[i];
-    if (!info) out.set(sha, { reason: 'missing_object' });
-    else if (info.size > maxBytes) out.set(sha, { reason: 'too_large' });
-    else {
-      group.push(sha);
-      groupBytes += info.size;
-      if (groupBytes >= 1 << 20) await readGroup();
-    }
-  }
-  if (group.length) await readGroup();
-  return out;
 }
 
 /** The context without retrieval or a token budget: touched files and `related` random ones. */

@@ -1,0 +1,43 @@
+import { decodeText } from '../fim/text.js';
+import type { CatFile } from './git.js';
+
+/**
+ * Blobs' texts through a repository's cat-file process, many at a time: their sizes in one
+ * request, then their contents in requests of about 1 MB (a round trip per request, not per
+ * blob; memory about 1 MB plus the texts returned). History reads a commit's changed files so,
+ * context building the tree files it indexes for retrieval.
+ */
+export type BlobText = { text: string; asBytes: boolean } | { reason: string };
+
+/** A blob's text; `asBytes` is false when decoding changed it (a UTF-8 BOM is dropped), so git's patch of it does not fit the text. */
+function blobText(bytes: Buffer | undefined): BlobText {
+  const text = bytes && decodeText(bytes);
+  return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
+}
+
+/** Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB. */
+export async function readTexts(cat: CatFile, shas: readonly string[], maxBytes: number): Promise<Map<string, BlobText>> {
+  const unique = [...new Set(shas)];
+  const infos = await cat.infoMany(unique);
+  const out = new Map<string, BlobText>();
+  let group: string[] = [];
+  let groupBytes = 0;
+  const readGroup = async () => {
+    const bodies = await cat.contentsMany(group);
+    group.forEach((sha, i) => out.set(sha, blobText(bodies[i])));
+    [group, groupBytes] = [[], 0];
+  };
+  for (const [i, sha] of unique.entries()) {
+    const info = infos[i];
+    if (!info) out.set(sha, { reason: 'missing_object' });
+    else if (info.size > maxBytes) out.set(sha, { reason: 'too_large' });
+    else {
+      group.push(sha);
+      groupBytes += info.size;
+      if (groupBytes >= 1 << 20) await readGroup();
+    }
+  }
+  if (group.length) await readGroup();
+  return out;
+}
+
