@@ -135,11 +135,6 @@ export class ContextBuilder {
     return entries;
   }
 
-  private async readText(cat: CatFile, sha: string): Promise<string | undefined> {
-    const bytes = await cat.contents(sha);
-    return bytes && decodeText(bytes);
-  }
-
   private pathTerms(path: string): TermCounts {
     let terms = this.paths.get(path);
     if (!terms) this.paths.set(path, (terms = termCounts(path)));
@@ -175,11 +170,17 @@ export class ContextBuilder {
     }
     const best = rankBm25(description, docs, this.options.retrieve);
     if (best.length === 0) this.stats.no_retrieval_hit++;
+    return this.readFiles(cat, best.map((b) => b.item));
+  }
+
+  /** The entries that are text, with their contents, read in one request. */
+  private async readFiles(cat: CatFile, entries: readonly TreeEntry[]): Promise<(RepoFile & { sha: string })[]> {
+    const bodies = await cat.contentsMany(entries.map((e) => e.sha));
     const out: (RepoFile & { sha: string })[] = [];
-    for (const { item } of best) {
-      const text = await this.readText(cat, item.sha);
-      if (text !== undefined) out.push({ path: item.path, content: text, sha: item.sha });
-    }
+    entries.forEach((e, i) => {
+      const text = bodies[i] && decodeText(bodies[i]);
+      if (text !== undefined) out.push({ path: e.path, content: text, sha: e.sha });
+    });
     return out;
   }
 
@@ -191,12 +192,11 @@ export class ContextBuilder {
     const near = entries.filter((e) => folders.has(dirname(e.path)));
     const far = entries.filter((e) => !folders.has(dirname(e.path)));
     const picked: (RepoFile & { sha: string })[] = [];
-    for (const pool of [rng.shuffle(near), rng.shuffle(far)]) {
-      for (const e of pool) {
-        if (picked.length >= n) return picked;
-        const text = await this.readText(cat, e.sha);
-        if (text !== undefined) picked.push({ path: e.path, content: text, sha: e.sha });
-      }
+    // In draw order, as many at a time as are still wanted (a binary one is passed over).
+    const pool = [...rng.shuffle(near), ...rng.shuffle(far)];
+    for (let at = 0; picked.length < n && at < pool.length; ) {
+      const batch = pool.slice(at, (at += n - picked.length));
+      picked.push(...(await this.readFiles(cat, batch)));
     }
     return picked;
   }

@@ -163,12 +163,22 @@ export class DiffTreeStream {
     const marker = Buffer.from(`${SENTINEL} ${seq}\n`);
     this.seqOf.set(commit, seq);
     this.asked.push({ seq, marker });
-    this.proc.stdin.write(`${commit}\n${marker.toString('latin1')}`);
+    // Asks made in one turn go to git in one write (a pipe write is a wake-up of git each).
+    if (!this.unsent) setImmediate(() => this.send());
+    this.unsent += `${commit}\n${marker.toString('latin1')}`;
+  }
+
+  private unsent = '';
+
+  private send(): void {
+    if (this.unsent) this.proc.stdin.write(this.unsent);
+    this.unsent = '';
   }
 
   /** The commit's raw entries and patches; `raw` is undefined when its output was over the cap. */
   async commit(commit: string): Promise<{ raw?: RawEntry[]; patches: Map<string, string> }> {
     this.prefetch(commit);
+    this.send();
     const seq = this.seqOf.get(commit)!;
     while (!this.done.has(seq)) {
       if (this.failed) throw this.failed;
@@ -186,6 +196,7 @@ export class DiffTreeStream {
   }
 
   close(): void {
+    this.unsent = '';
     this.proc.stdin.end();
   }
 }
