@@ -142,25 +142,35 @@ const SETTING_KEYS = new Set(['config', 'settings', 'options']);
  */
 export function mergeStages(parts: readonly (Record<string, unknown> | undefined)[]): Record<string, unknown> | undefined {
   if (parts.every((p) => p === undefined)) return undefined;
-  return mergeValues(parts, '') as Record<string, unknown>;
+  return mergeValues(parts, '', 'ranks') as Record<string, unknown>;
 }
 
-/** One value per rank (undefined where a rank lacks it: a count it never bumped, a stage it did not run). */
-function mergeValues(values: readonly unknown[], key: string): unknown {
+/**
+ * Figures of the pieces of one source (prepare-source.ts: mergePieces), merged as ranks' are,
+ * but for what one run of the whole source would have given: every number summed, lists joined
+ * in piece order, values the pieces disagree on kept from the first.
+ */
+export function mergePieceFigures(parts: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return mergeValues(parts, '', 'pieces') as Record<string, unknown>;
+}
+
+/** One value per rank or piece (undefined where one lacks it: a count it never bumped, a stage it did not run). */
+function mergeValues(values: readonly unknown[], key: string, of: 'ranks' | 'pieces'): unknown {
   const present = values.filter((v) => v !== undefined);
-  const perRank = () => ({ per_rank: values.map((v) => v ?? null) });
-  if (SETTING_KEYS.has(key)) return allEqual(present) ? present[0] : perRank();
+  const disagree = () => (of === 'pieces' ? present[0] : { per_rank: values.map((v) => v ?? null) });
+  if (SETTING_KEYS.has(key)) return allEqual(present) ? present[0] : disagree();
   if (present.every(isLedgerJson)) {
     const ledger = new Ledger();
     for (const v of present) ledger.merge(v);
     return ledger.toJSON();
   }
-  if (present.every((v) => Number.isInteger(v))) return (present as number[]).reduce((a, b) => a + b, 0);
+  if (present.every((v) => Number.isInteger(v) || (of === 'pieces' && typeof v === 'number'))) return (present as number[]).reduce((a, b) => a + b, 0);
+  if (of === 'pieces' && present.every(Array.isArray)) return present.flat();
   if (present.every(isPlainObject)) {
     const keys = [...new Set(present.flatMap((v) => Object.keys(v)))].sort();
-    return Object.fromEntries(keys.map((k) => [k, mergeValues(values.map((v) => (v as Record<string, unknown> | undefined)?.[k]), k)]));
+    return Object.fromEntries(keys.map((k) => [k, mergeValues(values.map((v) => (v as Record<string, unknown> | undefined)?.[k]), k, of)]));
   }
-  return allEqual(present) ? present[0] : perRank();
+  return allEqual(present) ? present[0] : disagree();
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

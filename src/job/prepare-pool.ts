@@ -13,9 +13,9 @@ import { SourcePieces, sourceTasks, type SourceTask, type StageRecord } from './
  *
  * Each task, a source with its `then:` stages or a piece of one (sourceTasks), runs in one worker
  * (prepare-worker.ts), through the same prepareSource() as on the main thread, so its documents
- * are the same bytes wherever it runs; at most `workers` tasks run at once, started in order. A worker appends its
- * documents to a part (OUT/.run/tmp/parts/: their JSONL lines and an index of them) and says how
- * far both files hold whole records; the main thread reads the parts in config order, the one it
+ * are the same bytes wherever it runs; at most `workers` tasks run at once, started in order. A
+ * worker appends its documents to a part (OUT/.run/tmp/parts/: their JSONL lines and an index of
+ * them) and says how far both files hold whole records; the main thread reads the parts in config order, the one it
  * is on while it is being written, copies the lines to docs.jsonl as bytes and counts the
  * segments the index gives, so the prepared documents (and the segment counts taken from them)
  * are the same bytes for any number of workers. Memory is a read buffer or two per part: a fast
@@ -132,39 +132,16 @@ export interface PreparedDoc {
 }
 
 function lazyDoc(line: Buffer, textBytes: number, segments: Uint32Array | undefined): PreparedDoc {
-  return { doc: new LineDoc(line), line, textBytes, segments };
+  return { doc: lineDoc(line), line, textBytes, segments };
 }
 
-/** A document read from its JSONL line on first use of any field. */
-class LineDoc implements Doc {
-  private parsed: Doc | undefined;
+const DOC_FIELDS = ['id', 'kind', 'source', 'text', 'meta', 'loss_mask_spans', 'special_spans'] as const;
 
-  constructor(private readonly line: Buffer) {}
-
-  private get whole(): Doc {
-    return (this.parsed ??= JSON.parse(this.line.toString('utf8', 0, this.line.length - 1)) as Doc);
-  }
-  get id() {
-    return this.whole.id;
-  }
-  get kind() {
-    return this.whole.kind;
-  }
-  get source() {
-    return this.whole.source;
-  }
-  get text() {
-    return this.whole.text;
-  }
-  get meta() {
-    return this.whole.meta;
-  }
-  get loss_mask_spans() {
-    return this.whole.loss_mask_spans;
-  }
-  get special_spans() {
-    return this.whole.special_spans;
-  }
+/** A document read from its JSONL line (without its newline) on first use of any field. */
+function lineDoc(line: Buffer): Doc {
+  let parsed: Doc | undefined;
+  const whole = () => (parsed ??= JSON.parse(line.toString('utf8', 0, line.length - 1)) as Doc);
+  return Object.defineProperties({}, Object.fromEntries(DOC_FIELDS.map((f) => [f, { get: () => whole()[f], enumerable: true }]))) as Doc;
 }
 
 /**

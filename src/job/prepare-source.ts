@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
-import { Ledger, isLedgerJson, type LedgerJson } from '../core/ledger.js';
+import { Ledger, type LedgerJson } from '../core/ledger.js';
+import { mergePieceFigures } from './merge-report.js';
 import { ownedBy, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
@@ -106,6 +107,7 @@ export function sourceDocs(s: SourceConfig, ctx: StageContext, piece?: unknown):
 /** Gathers each source's figures as its tasks finish, in order, and gives them merged (`onSource`) after its last. */
 export class SourcePieces {
   private figures: SourceDone[] = [];
+  private planned: SourceTask['planned'];
 
   constructor(
     private readonly tasks: readonly SourceTask[],
@@ -113,10 +115,10 @@ export class SourcePieces {
   ) {}
 
   done(k: number, figures: SourceDone): void {
+    if (this.figures.length === 0) this.planned = this.tasks[k]!.planned;
     this.figures.push(figures);
     if (this.tasks[k + 1]?.index === this.tasks[k]!.index) return;
-    const first = this.tasks.findIndex((t) => t.index === this.tasks[k]!.index);
-    this.onSource(withPlanning(mergePieces(this.figures), this.tasks[first]!.planned));
+    this.onSource(withPlanning(mergePieces(this.figures), this.planned));
     this.figures = [];
   }
 }
@@ -129,8 +131,8 @@ function withPlanning(done: SourceDone, planned: SourceTask['planned']): SourceD
 }
 
 /**
- * A source's figures from its pieces': ledgers merged, counts summed, lists joined, times added
- * (a source's time is then the sum over the threads its pieces ran on).
+ * A source's figures from its pieces': ledgers merged, figures as mergePieceFigures merges them,
+ * times added (a source's time is then the sum over the threads its pieces ran on).
  */
 export function mergePieces(parts: readonly SourceDone[]): SourceDone {
   if (parts.length === 1) return parts[0]!;
@@ -139,7 +141,7 @@ export function mergePieces(parts: readonly SourceDone[]): SourceDone {
     const all = parts.map((p) => p.records[name]!);
     const ledger = new Ledger();
     for (const r of all) ledger.merge(r.ledger);
-    records[name] = { type: all[0]!.type, ledger: ledger.toJSON(), balanced: ledger.balanced(), stats: mergeFigures(all.map((r) => r.stats)) as Record<string, unknown> };
+    records[name] = { type: all[0]!.type, ledger: ledger.toJSON(), balanced: ledger.balanced(), stats: mergePieceFigures(all.map((r) => r.stats)) };
   }
   const times: Record<string, StageTime> = {};
   for (const name of Object.keys(parts[0]!.times)) {
@@ -147,23 +149,6 @@ export function mergePieces(parts: readonly SourceDone[]): SourceDone {
     times[name] = stageTime(sum((t) => t.wall_s), sum((t) => t.cpu_s), sum((t) => t.documents), sum((t) => t.bytes));
   }
   return { records, times };
-}
-
-/** Pieces' figures as one: numbers summed, ledgers merged, lists joined, objects key by key (first-seen order); anything else the first piece's. */
-function mergeFigures(values: readonly unknown[]): unknown {
-  const present = values.filter((v) => v !== undefined);
-  if (present.every((v) => typeof v === 'number')) return (present as number[]).reduce((a, b) => a + b, 0);
-  if (present.every(isLedgerJson)) {
-    const ledger = new Ledger();
-    for (const v of present) ledger.merge(v);
-    return ledger.toJSON();
-  }
-  if (present.every(Array.isArray)) return present.flat();
-  if (present.every((v) => typeof v === 'object' && v !== null)) {
-    const keys = [...new Set(present.flatMap((v) => Object.keys(v as object)))];
-    return Object.fromEntries(keys.map((k) => [k, mergeFigures(present.map((v) => (v as Record<string, unknown>)[k]))]));
-  }
-  return present[0];
 }
 
 export function thenStage(t: ThenConfig): Stage {

@@ -42,7 +42,7 @@ export interface HistoryOptions {
   related: number;
   granularity: 'commit' | 'file';
   repoName?: string;
-  /** Only the commits at these places [from, to) of rev-list's order (a piece of the history: piecesOfEdits). */
+  /** Only the commits at these places [from, to) of rev-list's order (a piece of the history: editsPieces). */
   range?: readonly [number, number];
 }
 
