@@ -35,6 +35,18 @@ export const INCLUSIVE_ATTEMPT: ExtractFlags = { stripUnlikely: false, weightCla
 /** Tags that the inclusive pass keeps although they are usually page furniture (some blogs serve the post in `<noscript>`). */
 const INCLUSIVE_KEEPS = new Set(['form', 'header', 'aside', 'label', 'noscript']);
 
+/** One scored candidate, for a reader of a failure (`npm run eval:web` lists them). */
+export interface CandidateNote {
+  /** The element as `tag#id.class` and its parent's, outermost last. */
+  element: string;
+  score: number;
+  chars: number;
+  linkDensity: number;
+  /** Whether the block is (or is inside) the chosen content. */
+  chosen: boolean;
+  preview: string;
+}
+
 export interface Extraction {
   title: string;
   /** The chosen content, in document order. */
@@ -723,7 +735,7 @@ export function findTitle(doc: Document): string {
   return (ogTitle || title || h1).replace(/\s+/g, ' ').trim();
 }
 
-export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_ATTEMPTS[0]!, title = findTitle(doc)): Extraction {
+export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_ATTEMPTS[0]!, title = findTitle(doc), trace?: CandidateNote[]): Extraction {
   const removed = markBoilerplate(doc, flags);
   const body = findFirst(doc, (e) => e.name === 'body') ?? (doc.children.find((c) => c instanceof Element) as Element | undefined);
   if (!body) return { title, roots: [], removed };
@@ -740,5 +752,29 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
     trimEdges(roots, stats, removed);
   }
   dropTitleHeading(roots, removed, title);
+  if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
   return { title, roots, removed };
+}
+
+const NOTED_CANDIDATES = 6;
+const PREVIEW_CHARS = 90;
+
+/** The best candidates with their figures, the chosen ones marked. */
+function noteCandidates(scores: Map<Element, number>, stats: Map<Element, Stats>, roots: Element[], removed: Set<Element>): CandidateNote[] {
+  const label = (e: Element) => `${e.name}${attr(e, 'id') ? `#${attr(e, 'id')}` : ''}${attr(e, 'class') ? `.${attr(e, 'class').trim().split(/\s+/).join('.')}` : ''}`;
+  return [...scores]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, NOTED_CANDIDATES)
+    .map(([e, score]) => {
+      const s = stats.get(e)!;
+      const parent = parentElement(e);
+      return {
+        element: parent ? `${label(e)} < ${label(parent)}` : label(e),
+        score: Math.round(score * 10) / 10,
+        chars: s.text,
+        linkDensity: Math.round(linkDensity(s) * 100) / 100,
+        chosen: roots.some((r) => r === e || isAncestor(r, e)),
+        preview: textOf(e, (x) => removed.has(x)).replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS),
+      };
+    });
 }

@@ -1,5 +1,5 @@
 import { estimateDepth, parseHtml, treeDepth } from './html.js';
-import { EXTRACT_ATTEMPTS, INCLUSIVE_ATTEMPT, extractMainContent, findTitle, type ExtractFlags } from './extract.js';
+import { EXTRACT_ATTEMPTS, INCLUSIVE_ATTEMPT, extractMainContent, findTitle, type CandidateNote, type ExtractFlags } from './extract.js';
 import { MarkdownRenderer, type CodeBlock, type MarkdownOptions, type Rendered } from './markdown.js';
 
 /** The rule-based rewriter: HTML in, main content as Markdown out, or a named reason. */
@@ -8,10 +8,12 @@ export interface RulesOptions extends MarkdownOptions {
   maxDepth?: number;
   /** Below this many characters of text after every pass, the inclusive pass is tried too. */
   minTextChars?: number;
+  /** Return the scored candidates of the pass kept (for the evaluation's per-page notes). */
+  explain?: boolean;
 }
 
 export type RulesResult =
-  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[]; pass: number }
+  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[]; pass: number; candidates?: CandidateNote[] }
   | { ok: false; reason: 'too_deep' | 'parse_error'; message: string };
 
 export const DEFAULT_MAX_DEPTH = 512;
@@ -32,15 +34,16 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
   const depth = treeDepth(doc);
   if (depth > maxDepth * 2) return { ok: false, reason: 'too_deep', message: `elements nest ${depth} levels deep (limit ${maxDepth})` };
   const title = findTitle(doc);
-  let best: { rendered: Rendered; length: number; pass: number } | undefined;
+  let best: { rendered: Rendered; length: number; pass: number; candidates?: CandidateNote[] } | undefined;
   const attempt = (flags: ExtractFlags, pass: number) => {
-    const { roots, removed } = extractMainContent(doc, flags, title);
+    const candidates = options.explain ? [] : undefined;
+    const { roots, removed } = extractMainContent(doc, flags, title, candidates);
     const rendered = new MarkdownRenderer(removed, options).render(roots);
     const length = rendered.markdown.length;
-    if (!best || length > best.length) best = { rendered, length, pass };
+    if (!best || length > best.length) best = { rendered, length, pass, candidates };
     return length;
   };
   for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
   if (best!.length < (options.minTextChars ?? 0)) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
-  return { ok: true, title, markdown: best!.rendered.markdown, codeBlocks: best!.rendered.codeBlocks, pass: best!.pass };
+  return { ok: true, title, markdown: best!.rendered.markdown, codeBlocks: best!.rendered.codeBlocks, pass: best!.pass, ...(best!.candidates ? { candidates: best!.candidates } : {}) };
 }
