@@ -53,6 +53,8 @@ export interface Extraction {
   roots: Element[];
   /** Elements dropped as boilerplate; renderers skip them and their subtrees. */
   removed: Set<Element>;
+  /** The content sits where articles sit (an article region, or the title and the prose after it). */
+  articleFound?: boolean;
 }
 
 /** Elements that are never content. */
@@ -363,6 +365,64 @@ function scoreCandidates(body: Element, removed: Set<Element>, stats: Map<Elemen
   return scores;
 }
 
+/**
+ * Where articles sit: `<article>`, `<main>` (or role=main) and the schema.org article body
+ * (`itemprop=articleBody`, an `itemtype` of an Article or a BlogPosting).
+ */
+function isArticleRegion(e: Element): boolean {
+  if (e.name === 'article' || e.name === 'main' || attr(e, 'role') === 'main') return true;
+  return /articlebody/i.test(attr(e, 'itemprop')) || /schema\.org\/(\w*Article|BlogPosting|Report)\b/i.test(attr(e, 'itemtype'));
+}
+
+function articleRegionOf(e: Element): Element | undefined {
+  for (let x: Element | undefined = e; x && x.name !== 'body'; x = parentElement(x)) if (isArticleRegion(x)) return x;
+  return undefined;
+}
+
+/** Whether a block holds or sits in an article region. */
+function touchesArticleRegion(e: Element): boolean {
+  if (articleRegionOf(e)) return true;
+  for (const d of descendants(e)) if (isArticleRegion(d)) return true;
+  return false;
+}
+
+/**
+ * A short page: when no candidate is long, the best-scoring block can be site furniture (a
+ * customer-service notice, a subscription box) that outscores a short article by a few commas.
+ * The block where articles sit wins then: one in an article region, or the prose right after the
+ * page's title (`<h1>`), if it scores a fair share of the top.
+ */
+function preferArticlePlace(top: Element, scores: Map<Element, number>, stats: Map<Element, Stats>, title: Element | undefined): Element {
+  const topText = stats.get(top)?.text ?? 0;
+  if (topText >= SHORT_ARTICLE_CHARS || touchesArticleRegion(top) || (title && isAfterTitle(top, title))) return top;
+  const topScore = scores.get(top) ?? 0;
+  let best: Element | undefined;
+  for (const [e, score] of scores) {
+    const s = stats.get(e)!;
+    if (score < topScore * ARTICLE_PLACE_MIN_SCORE_SHARE || s.text < ARTICLE_PLACE_MIN_CHARS || linkDensity(s) >= 0.3 || s.p + s.commas === 0) continue;
+    if (!articleRegionOf(e) && !(title && isAfterTitle(e, title))) continue;
+    if (!best || score > scores.get(best)!) best = e;
+  }
+  return best ?? top;
+}
+const SHORT_ARTICLE_CHARS = 1000;
+const ARTICLE_PLACE_MIN_SCORE_SHARE = 0.25;
+const ARTICLE_PLACE_MIN_CHARS = 100;
+const AFTER_TITLE_LEVELS = 2;
+
+/** The block comes after the title, and the title sits at most two levels above it (in its parent or grandparent). */
+function isAfterTitle(e: Element, title: Element): boolean {
+  let anc = parentElement(e);
+  for (let i = 0; anc && i < AFTER_TITLE_LEVELS; i++, anc = parentElement(anc)) if (isAncestor(anc, title)) return precedes(title, e);
+  return false;
+}
+
+/** The page's title heading: its first `<h1>` still in the page. */
+function titleHeading(body: Element, removed: Set<Element>): Element | undefined {
+  for (const e of descendants(body, (x) => removed.has(x))) if (e.name === 'h1') return e;
+  return undefined;
+}
+
 function pickTop(body: Element, scores: Map<Element, number>): Element {
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
   if (!ranked.length) return body;
@@ -560,13 +620,28 @@ function precedes(a: Element, b: Element): boolean {
  * (a second text column, the part of the article after an inline widget), in document order.
  */
 function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
-  const parent = parentElement(top);
-  const grand = parent && parentElement(parent);
-  if (!parent || !grand || parent.name === 'body' || grand.name === 'html') return roots;
+  let child = parentElement(top);
+  let holder = child && parentElement(child);
+  if (!child || !holder || child.name === 'body' || holder.name === 'html') return roots;
+  const region = articleRegionOf(top);
+  let out = outerProseAt(child, holder, roots, stats, removed);
+  // Inside an article container the body can be split further out (a widget's wrapper around
+  // its first part): the climb goes on up to that container, never past it.
+  for (let level = 1; level < OUTER_PROSE_MAX_LEVELS && region && holder !== region && isAncestor(region, holder); level++) {
+    child = holder;
+    holder = parentElement(holder)!;
+    out = outerProseAt(child, holder, out, stats, removed);
+  }
+  return out;
+}
+const OUTER_PROSE_MAX_LEVELS = 3;
+
+/** Prose blocks beside `child` inside `holder`, around the roots found so far, in document order. */
+function outerProseAt(child: Element, holder: Element, roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
   const out: Element[] = [];
-  for (const sib of grand.children) {
+  for (const sib of holder.children) {
     if (!(sib instanceof Element) || removed.has(sib)) continue;
-    if (sib === parent) {
+    if (sib === child) {
       out.push(...roots);
       continue;
     }
@@ -742,9 +817,11 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const stats = computeStats(doc, removed);
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
-  const top = pickTop(body, scores);
+  const heading = titleHeading(body, removed);
+  const top = preferArticlePlace(pickTop(body, scores), scores, stats, heading);
   const gathered = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
+  if (heading) dropListingAfterArticle(roots, heading, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
   // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
   if (!flags.inclusive) {
@@ -753,7 +830,42 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   }
   dropTitleHeading(roots, removed, title);
   if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
-  return { title, roots, removed };
+  const articleFound = roots.some((r) => touchesArticleRegion(r) || (heading !== undefined && (isAncestor(r, heading) || isAfterTitle(r, heading))));
+  return { title, roots, removed, articleFound };
+}
+
+/**
+ * The article's end: a listing or feed page shows one item in full and more items of the same
+ * listing after it, in blocks of the same tag and class as the one holding the title, each with a
+ * heading of its own. The blocks after the article's are not the article.
+ */
+function dropListingAfterArticle(roots: Element[], heading: Element, removed: Set<Element>): void {
+  let item: Element | undefined = parentElement(heading);
+  for (let level = 0; item && item.name !== 'body' && level < LISTING_ITEM_LEVELS; level++, item = parentElement(item)) {
+    const inRoots = roots.some((r) => r === item || isAncestor(r, item!));
+    if (!inRoots) continue;
+    const parent = parentElement(item);
+    if (!parent) return;
+    const followers = parent.children.slice(parent.children.indexOf(item) + 1).filter((c): c is Element => c instanceof Element && !removed.has(c));
+    // A listing's items are articles, or blocks of one named class; sections of one article are alike too, but their headings are not links.
+    const itemClass = attr(item, 'class');
+    if (item.name !== 'article' && !itemClass) continue;
+    const same = followers.filter((c) => c.name === item!.name && attr(c, 'class') === itemClass);
+    if (same.length < LISTING_MIN_FOLLOWERS || !same.every(hasLinkedHeading)) continue;
+    for (const c of same) removed.add(c);
+    return;
+  }
+}
+const LISTING_ITEM_LEVELS = 4;
+const LISTING_MIN_FOLLOWERS = 1;
+
+/** A teaser's headline: a heading that is, or holds, a link to the item. */
+function hasLinkedHeading(e: Element): boolean {
+  for (const d of descendants(e)) {
+    if (!/^h[1-4]$/.test(d.name)) continue;
+    if (findFirst(d, (x) => x.name === 'a' && attr(x, 'href') !== '') || (d.parent instanceof Element && d.parent.name === 'a')) return true;
+  }
+  return false;
 }
 
 const NOTED_CANDIDATES = 6;

@@ -13,7 +13,7 @@ export interface RulesOptions extends MarkdownOptions {
 }
 
 export type RulesResult =
-  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[]; pass: number; candidates?: CandidateNote[] }
+  | { ok: true; title: string; markdown: string; codeBlocks: CodeBlock[]; pass: number; candidates?: CandidateNote[]; articleFound: boolean }
   | { ok: false; reason: 'too_deep' | 'parse_error'; message: string };
 
 export const DEFAULT_MAX_DEPTH = 512;
@@ -34,16 +34,17 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
   const depth = treeDepth(doc);
   if (depth > maxDepth * 2) return { ok: false, reason: 'too_deep', message: `elements nest ${depth} levels deep (limit ${maxDepth})` };
   const title = findTitle(doc);
-  let best: { rendered: Rendered; length: number; pass: number; candidates?: CandidateNote[] } | undefined;
+  let best: { rendered: Rendered; length: number; pass: number; candidates?: CandidateNote[]; articleFound: boolean } | undefined;
   const attempt = (flags: ExtractFlags, pass: number) => {
     const candidates = options.explain ? [] : undefined;
-    const { roots, removed } = extractMainContent(doc, flags, title, candidates);
+    const { roots, removed, articleFound } = extractMainContent(doc, flags, title, candidates);
     const rendered = new MarkdownRenderer(removed, options).render(roots);
     const length = rendered.markdown.length;
-    if (!best || length > best.length) best = { rendered, length, pass, candidates };
+    if (!best || length > best.length) best = { rendered, length, pass, candidates, articleFound: articleFound ?? false };
     return length;
   };
   for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
   if (best!.length < (options.minTextChars ?? 0)) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
-  return { ok: true, title, markdown: best!.rendered.markdown, codeBlocks: best!.rendered.codeBlocks, pass: best!.pass, ...(best!.candidates ? { candidates: best!.candidates } : {}) };
+  const b = best!;
+  return { ok: true, title, markdown: b.rendered.markdown, codeBlocks: b.rendered.codeBlocks, pass: b.pass, articleFound: b.articleFound, ...(b.candidates ? { candidates: b.candidates } : {}) };
 }

@@ -107,7 +107,8 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
     return undefined;
   }
   const body = textWithoutTitle(r.markdown, r.title).trim();
-  if (body.length < minChars) {
+  // The floor is for pages with no article at all: a short article found where articles sit is kept.
+  if (body.length < minChars && !(r.articleFound && isProse(body))) {
     ctx.ledger.drop('too_little_text', `${where(doc)}: ${body.length} characters of text after extraction (minimum ${minChars})`);
     return undefined;
   }
@@ -119,6 +120,12 @@ function prepare(doc: Doc, ctx: StageContext, options: RewriteWebOptions, recent
   bump(webStats(ctx).by_pass, EXTRACT_PASS_NAMES[r.pass] ?? String(r.pass));
   return { doc, markdown: r.markdown, title: r.title, codeBlocks: r.codeBlocks };
 }
+
+/** At least one full sentence: a short article, not a stray label. */
+function isProse(text: string): boolean {
+  return text.length >= SHORT_ARTICLE_MIN_CHARS && /[.!?…。！？]["»«“”')]*(\s|$)/.test(text);
+}
+const SHORT_ARTICLE_MIN_CHARS = 50;
 
 function outputDoc(p: Prepared, text: string, method: 'rules' | 'llm', fallbackReason: string | undefined, stats: WebStats): Doc {
   const languages = [...new Set(p.codeBlocks.map((c) => c.lang).filter(Boolean))].sort();
