@@ -624,6 +624,8 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
   let holder = child && parentElement(child);
   if (!child || !holder || child.name === 'body' || holder.name === 'html') return roots;
   const region = articleRegionOf(top);
+  // The article's container is its edge: prose beside it is the site's (a service notice, a footer's blurb).
+  if (region && holder !== region && !isAncestor(region, holder)) return roots;
   let out = outerProseAt(child, holder, roots, stats, removed);
   // Inside an article container the body can be split further out (a widget's wrapper around
   // its first part): the climb goes on up to that container, never past it.
@@ -664,6 +666,8 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
   const topScore = scores.get(top) ?? 0;
   const topText = stats.get(top)?.text ?? 0;
   const topClass = attr(top, 'class');
+  const region = articleRegionOf(top);
+  const article = region?.name === 'article' ? region : undefined;
   const parts: Element[] = [];
   let partsText = 0;
   for (const [e, score] of [...scores].sort((a, b) => b[1] - a[1])) {
@@ -673,6 +677,8 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
     const s = stats.get(e)!;
     if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
     const holder = commonAncestor(top, e, PART_MAX_LEVELS);
+    // An `<article>` holds all of its parts: a block beside it is the site's (a service notice).
+    if (article && !isAncestor(article, e)) continue;
     if (!holder || COMMENT_NAMES.test(classAndId(e)) || parts.some((p) => isAncestor(p, e) || isAncestor(e, p))) continue;
     // The parts found so far count too: an article in three wrappers has no two that make up most of it.
     if (topText + partsText + s.text >= (stats.get(holder)?.text ?? Infinity) * PART_MIN_TEXT_SHARE) {
@@ -830,7 +836,8 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   }
   dropTitleHeading(roots, removed, title);
   if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
-  const articleFound = roots.some((r) => touchesArticleRegion(r) || (heading !== undefined && (isAncestor(r, heading) || isAfterTitle(r, heading))));
+  // Found: the chosen block itself sits in an article region or right after the title (holding one is not enough: a page wrapper holds everything).
+  const articleFound = roots.length > 0 && (articleRegionOf(top) !== undefined || (heading !== undefined && isAfterTitle(top, heading)));
   return { title, roots, removed, articleFound };
 }
 

@@ -19,6 +19,8 @@ export type RulesResult =
 export const DEFAULT_MAX_DEPTH = 512;
 /** A pass whose content is shorter than this is retried with fewer rules, as Readability does. */
 const RETRY_BELOW_CHARS = 500;
+/** A strict pass that found this much text where articles sit is not retried. */
+const FOUND_ARTICLE_MIN_CHARS = 200;
 
 export function rewriteWithRules(html: string, options: RulesOptions = {}): RulesResult {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -43,7 +45,11 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
     if (!best || length > best.length) best = { rendered, length, pass, candidates, articleFound: articleFound ?? false };
     return length;
   };
-  for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
+  for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) {
+    if (attempt(EXTRACT_ATTEMPTS[pass]!, pass) >= RETRY_BELOW_CHARS) break;
+    // A short article found where articles sit is the page: a pass with fewer rules would only add furniture to it.
+    if (pass === 0 && best!.articleFound && best!.length >= FOUND_ARTICLE_MIN_CHARS) break;
+  }
   if (best!.length < (options.minTextChars ?? 0)) attempt(INCLUSIVE_ATTEMPT, EXTRACT_ATTEMPTS.length);
   const b = best!;
   return { ok: true, title, markdown: b.rendered.markdown, codeBlocks: b.rendered.codeBlocks, pass: b.pass, articleFound: b.articleFound, ...(b.candidates ? { candidates: b.candidates } : {}) };

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rewriteWithRules } from '../../../src/stages/web/rules.js';
+import { markdownToPlainText } from '../../../src/stages/web/plain-text.js';
+import { fixtureDir, runWeb } from './helpers.js';
+
+/**
+ * The four ways an extraction failed outright (issue 44), each on a page shaped like the
+ * development sets' failures, with the text a reader expects: a short article beside a longer
+ * service notice, a short article under --min-text-chars, an article followed by more items of its
+ * listing, and a body split by a bar of reprint, text-size and subscription links.
+ */
+const dir = join(fixtureDir, 'catastrophes');
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function extracted(name: string): string {
+  const r = rewriteWithRules(readFileSync(join(dir, `${name}.html`), 'utf8'), { minTextChars: 200 });
+  assert.ok(r.ok);
+  return squash(markdownToPlainText(r.markdown));
+}
+
+const expected = (name: string) => squash(readFileSync(join(dir, `${name}.expected.txt`), 'utf8'));
+
+test('a short article wins over a longer customer-service notice outside the article', () => {
+  const text = extracted('short-article-vs-notice');
+  assert.equal(text, expected('short-article-vs-notice'));
+  assert.ok(!text.includes('Kundenservice'));
+});
+
+test('a short article in <main> is kept whatever --min-text-chars; a page with no article is still dropped', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'midpack-web-short-'));
+  try {
+    copyFileSync(join(dir, 'short-article-in-main.html'), join(work, 'article.html'));
+    // The same furniture without an article: only links and a heading-less line.
+    const furniture = readFileSync(join(dir, 'short-article-in-main.html'), 'utf8').replace(/<main[^]*<\/main>/, '<div class="promo"><a href="/app">Get the app</a></div>');
+    writeFileSync(join(work, 'no-article.html'), furniture);
+    const { docs, ctx } = await runWeb([work], { minTextChars: 500 });
+    assert.deepEqual(docs.map((d) => String(d.meta.path).split('/').pop()), ['article.html']);
+    assert.equal(squash(markdownToPlainText(docs[0]!.text)), expected('short-article-in-main'));
+    assert.equal(ctx.ledger.toJSON().dropped.too_little_text, 1);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('the article ends where more items of its listing begin', () => {
+  const text = extracted('listing-after-article');
+  assert.equal(text, expected('listing-after-article'));
+  assert.ok(!text.includes('Regatta'));
+});
+
+test('a body split by a reprint, text-size and subscription bar is joined, without the bar', () => {
+  const text = extracted('split-body');
+  assert.equal(text, expected('split-body'));
+  assert.ok(!/Reprints|Text size|unlimited access/.test(text));
+});
