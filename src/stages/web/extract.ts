@@ -636,7 +636,7 @@ function withOuterProse(top: Element, roots: Element[], stats: Map<Element, Stat
   }
   return out;
 }
-const OUTER_PROSE_MAX_LEVELS = 3;
+const OUTER_PROSE_MAX_LEVELS = 4;
 
 /** Prose blocks beside `child` inside `holder`, around the roots found so far, in document order. */
 function outerProseAt(child: Element, holder: Element, roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): Element[] {
