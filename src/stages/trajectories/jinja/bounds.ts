@@ -5,8 +5,9 @@ import { Interpreter, type Environment } from '@huggingface/jinja';
  * downloaded model), and one that loops, recurses or builds a huge string must cost its row, not
  * the run. The interpreter counts as it goes, so a runaway render is stopped early and cheaply:
  *
- * - steps: every expression or statement evaluated, and every item of a list the render builds
- *   (`range(n)` is charged n before it is made, `a + b` of lists their length);
+ * - steps: every expression or statement evaluated, every loop iteration, every item of a list
+ *   the render builds or a loop copies (`range(n)` is refused before it is made when the steps
+ *   left cannot pay for it), and a step per 512 characters of a string it builds;
  * - characters: no string the render builds (a value, the text a loop has written so far, the
  *   output) may be longer than `maxChars`; `join` and `indent` are checked before they build;
  * - depth: how deeply evaluations nest (an expression inside an expression, a macro calling a
@@ -80,6 +81,8 @@ const BaseInterpreter = Interpreter as unknown as InterpreterCtor;
 /** Lookups return values that exist already; every other list result was built by this step. */
 const LOOKUPS = new Set<string | undefined>(['Identifier', 'MemberExpression']);
 const TIME_CHECK_STEPS = 256;
+/** A string a step builds costs one more step per 512 characters: a builtin that scans a long string in a loop is counted. */
+const STRING_STEP_BITS = 9;
 
 /** The engine's interpreter with the bounds (none when `bounds` is undefined: the engine as it is). */
 export class BoundedInterpreter extends BaseInterpreter {
@@ -112,8 +115,8 @@ export class BoundedInterpreter extends BaseInterpreter {
   }
 
   /** Refuses a string of n characters before or after it is built. */
-  chars(n: number): void {
-    if (this.bounds && n > this.bounds.maxChars) throw new TemplateLimit('maxChars', `a string of ${n} characters, over ${this.bounds.maxChars}`);
+  chars(n: number, what = 'a string'): void {
+    if (this.bounds && n > this.bounds.maxChars) throw new TemplateLimit('maxChars', `${what} of ${n} characters, over ${this.bounds.maxChars}`);
   }
 
   override evaluate(node: Node, env: Environment): RuntimeValue {
@@ -131,8 +134,11 @@ export class BoundedInterpreter extends BaseInterpreter {
     } finally {
       this.depth--;
     }
-    if (v.type === 'StringValue') this.chars((v.value as string).length);
-    else if (v.type === 'ArrayValue' && (node === this.iterable || !LOOKUPS.has(node?.type))) this.charge((v.value as unknown[]).length);
+    if (v.type === 'StringValue') {
+      const n = (v.value as string).length;
+      this.chars(n);
+      if (!LOOKUPS.has(node?.type)) this.charge(n >>> STRING_STEP_BITS);
+    } else if (v.type === 'ArrayValue' && (node === this.iterable || !LOOKUPS.has(node?.type))) this.charge((v.value as unknown[]).length);
     else if (v.type === 'ObjectValue' && node === this.iterable) this.charge((v.value as Map<unknown, unknown>).size);
     return v;
   }
@@ -168,7 +174,7 @@ export class BoundedInterpreter extends BaseInterpreter {
     const out = super.renderBlock(statements, scope);
     if (!this.bounds) return out;
     this.chars(out.length);
-    if (body) this.chars((this.loop.chars += out.length));
+    if (body) this.chars((this.loop.chars += out.length), "a loop's text");
     return out;
   }
 
