@@ -3,7 +3,8 @@ import { action, addSeedOption, intOption, printLedger, runStage, writeStageMani
 import { defaultContext } from '../../core/stage.js';
 import { AtomicLineWriter } from '../../io/jsonl.js';
 import { LOSS_ON, TEMPLATE_BOUND_KEYS, TEMPLATE_NAMES, TRAJECTORIES_DEFAULTS, TRAJECTORIES_TABLE, openaiRows, resolveTrajectoriesOptions, trajectoriesSource, type TrajectoriesOptions } from '../../stages/trajectories/index.js';
-import { addOptions, resolveFlags } from '../options.js';
+import { addOptions, namedByFlag, resolveFlags } from '../options.js';
+import { pathOptions, requirePaths } from '../../io/paths.js';
 import { loadTokenizer } from '../../tokenize/index.js';
 
 export function register(program: Command): void {
@@ -67,6 +68,7 @@ export function register(program: Command): void {
       for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;
       if (raw.templates === undefined) delete raw.templates;
       const options = resolveFlags(TRAJECTORIES_TABLE, o, (bounds) => resolveTrajectoriesOptions({ ...raw, ...bounds }), TEMPLATE_BOUND_KEYS);
+      namedByFlag(() => requirePaths(pathOptions(TRAJECTORIES_TABLE, raw)));
       if (o.format !== 'chatml' && o.format !== 'openai') throw new Error(`--format must be chatml or openai, got ${JSON.stringify(o.format)}`);
       if (o.format === 'openai' && /\.parquet$/.test(o.out as string)) throw new Error('--format openai writes JSONL (.jsonl or .jsonl.gz), not Parquet');
       if (o.format === 'openai') return writeOpenaiRows(inputs, options, { ...o, out: o.out as string, seed: o.seed as number });

@@ -65,7 +65,7 @@ export const TRAJECTORIES_TABLE = {
   maxTrajectoryBytes: { type: 'int', min: 1, default: 32 << 20, help: 'a trajectory over this many bytes is dropped unread' },
   requireTermination: { type: 'boolean', default: true, help: 'drop a run that did not end by itself, where its format records the end (no_termination)' },
   requireValidCalls: { type: 'boolean', default: true, help: 'drop a trajectory with a malformed tool call (undeclared tool, missing or mistyped argument, unparsed text action)' },
-  outcomes: { type: 'string', arg: '<files>', help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
+  outcomes: { type: 'string', arg: '<files>', path: true, help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
   require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks (unresolved, no_outcome); any: keep every outcome (default: resolved with outcomes, else any)' },
   chatTemplates: { type: 'string', arg: '<src[=w]>', help: "models' own chat templates: .jinja files, tokenizer_config.json, model folders or folders of .jinja files (a list)" },
   bosToken: { type: 'string', help: 'bos_token for chat templates whose source gives none' },
