@@ -91,6 +91,8 @@ test('the bounds stop a render early: steps, characters, depth and the clock, ea
   assert.equal(render('{% for x in range(400) %}{{ x % 10 }}{% endfor %}').length, 400);
   assert.throws(() => render('{% for x in range(2000) %}{{ x % 10 }}{% endfor %}'), limit('maxChars'), 'a loop is stopped as it writes');
   assert.throws(() => render('{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}'), limit('maxDepth'));
+  // A break or continue leaves no depth behind: a thousand of them, far past the depth bound.
+  assert.equal(render('{% for x in range(1000) %}{% if x % 2 %}{% continue %}{% endif %}{% if x > 998 %}{% break %}{% endif %}{% endfor %}ok'), 'ok');
   // The clock rides on the step counter: a render that has used its time stops at the next check.
   assert.throws(() => render('{% for x in range(5000) %}{% endfor %}', { ...b, timeoutMs: -1 }), limit('timeoutMs'));
   // Python's range with a zero step raises (it looped for ever before).

@@ -78,8 +78,6 @@ type InterpreterCtor = new (env: Environment) => {
 };
 const BaseInterpreter = Interpreter as unknown as InterpreterCtor;
 
-/** Lookups return values that exist already; every other list result was built by this step. */
-const LOOKUPS = new Set<string | undefined>(['Identifier', 'MemberExpression']);
 const TIME_CHECK_STEPS = 256;
 /** A string a step builds costs one more step per 512 characters: a builtin that scans a long string in a loop is counted. */
 const STRING_STEP_BITS = 9;
@@ -89,8 +87,13 @@ export class BoundedInterpreter extends BaseInterpreter {
   private steps = 0;
   private depth = 0;
   private readonly deadline: number;
-  /** The innermost loop: its scope, the characters its iterations have written, and whether its next block is an iteration's body. */
-  private loop: { scope?: Environment; chars: number; body: boolean } = { chars: 0, body: false };
+  /**
+   * The innermost loop: its scope, the characters its iterations have written, whether its next
+   * block is an iteration's body, and the nesting depth it started at (an iteration starts there).
+   */
+  private loop: { scope?: Environment; chars: number; body: boolean; depth: number } = { chars: 0, body: false, depth: 0 };
+  /** The step count at which the clock is read next. */
+  private nextClock = TIME_CHECK_STEPS;
   /** The list of the loop being started: its items are charged as it is copied. */
   private iterable: Node | undefined;
 
@@ -104,14 +107,15 @@ export class BoundedInterpreter extends BaseInterpreter {
 
   /** Counts n steps (n items built, or one evaluation), and checks the clock every TIME_CHECK_STEPS. */
   charge(n: number): void {
-    const b = this.bounds;
-    if (!b) return;
-    const before = this.steps;
     this.steps += n;
+    if (this.bounds && (this.steps > this.bounds.maxSteps || this.steps >= this.nextClock)) this.checkSteps(this.bounds);
+  }
+
+  /** Past the steps, or at a clock check. */
+  private checkSteps(b: RenderBounds): void {
     if (this.steps > b.maxSteps) throw new TemplateLimit('maxSteps', `more than ${b.maxSteps} steps`);
-    if (Math.floor(before / TIME_CHECK_STEPS) !== Math.floor(this.steps / TIME_CHECK_STEPS) && performance.now() > this.deadline) {
-      throw new TemplateLimit('timeoutMs', `more than ${b.timeoutMs} ms`);
-    }
+    this.nextClock = this.steps + TIME_CHECK_STEPS;
+    if (performance.now() > this.deadline) throw new TemplateLimit('timeoutMs', `more than ${b.timeoutMs} ms`);
   }
 
   /** Refuses a string of n characters before or after it is built. */
@@ -122,30 +126,35 @@ export class BoundedInterpreter extends BaseInterpreter {
   override evaluate(node: Node, env: Environment): RuntimeValue {
     const b = this.bounds;
     if (!b) return super.evaluate(node, env);
-    this.charge(1);
-    if (++this.depth > b.maxDepth) {
-      throw new TemplateLimit('maxDepth', `evaluations nested more than ${b.maxDepth} deep`);
-    }
-    let v: RuntimeValue;
-    try {
-      v = super.evaluate(node, env);
-    } catch (e) {
-      throw asLimit(e, b);
-    } finally {
-      this.depth--;
-    }
+    if (++this.steps > b.maxSteps || this.steps >= this.nextClock) this.checkSteps(b);
+    if (++this.depth > b.maxDepth) throw new TemplateLimit('maxDepth', `evaluations nested more than ${b.maxDepth} deep`);
+    // No try/finally here (it costs on every step): a break or continue that unwinds evaluations
+    // is set right at the next iteration (bindLoopVariable), and any other throw ends the render.
+    const v = super.evaluate(node, env);
+    this.depth--;
+    // A lookup returns a value that exists already; any other result was built by this step.
+    const built = node !== undefined && node.type !== 'Identifier' && node.type !== 'MemberExpression';
     if (v.type === 'StringValue') {
       const n = (v.value as string).length;
-      this.chars(n);
-      if (!LOOKUPS.has(node?.type)) this.charge(n >>> STRING_STEP_BITS);
-    } else if (v.type === 'ArrayValue' && (node === this.iterable || !LOOKUPS.has(node?.type))) this.charge((v.value as unknown[]).length);
+      if (n > b.maxChars) this.chars(n);
+      if (built && n >= 1 << STRING_STEP_BITS) this.charge(n >>> STRING_STEP_BITS);
+    } else if (v.type === 'ArrayValue' && (built || node === this.iterable)) this.charge((v.value as unknown[]).length);
     else if (v.type === 'ObjectValue' && node === this.iterable) this.charge((v.value as Map<unknown, unknown>).size);
     return v;
   }
 
+  override run(program: unknown): { value: string } {
+    try {
+      return super.run(program);
+    } catch (e) {
+      throw this.bounds ? asLimit(e, this.bounds) : e;
+    }
+  }
+
   override renderFor(node: unknown, scope: Environment): string {
     const outer = this.loop;
-    this.loop = { chars: 0, body: false };
+    const depth = this.depth;
+    this.loop = { chars: 0, body: false, depth };
     // A loop copies its list before it starts, even when its body breaks at once.
     const iterable = (node as { iterable?: Node & { lhs?: Node } }).iterable;
     this.iterable = iterable?.type === 'SelectExpression' ? iterable.lhs : iterable;
@@ -153,12 +162,14 @@ export class BoundedInterpreter extends BaseInterpreter {
       return super.renderFor(node, scope);
     } finally {
       this.loop = outer;
+      this.depth = depth;
     }
   }
 
   override bindLoopVariable(loopvar: unknown, item: RuntimeValue, scope: Environment): void {
     super.bindLoopVariable(loopvar, item, scope);
     this.charge(1);
+    this.depth = this.loop.depth;
     this.loop.scope = scope;
     this.loop.body = true;
   }
