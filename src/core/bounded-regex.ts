@@ -23,7 +23,8 @@ export function matchAllWithin(pattern: RegExp, text: string, timeoutMs: number)
   context.pattern = pattern;
   context.text = text;
   try {
-    return search.runInContext(context, { timeout: timeoutMs }) as PatternMatch[];
+    // Copied out of the context's realm: its arrays have that realm's prototypes.
+    return Array.from(search.runInContext(context, { timeout: timeoutMs }) as PatternMatch[], (m) => ({ index: m.index, groups: [...m.groups] }));
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new PatternTimeout(`/${pattern.source}/ ran past ${timeoutMs} ms`);
     throw e;
