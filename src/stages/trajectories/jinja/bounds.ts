@@ -24,6 +24,8 @@ export interface RenderBounds {
   maxChars: number;
   maxDepth: number;
   timeoutMs: number;
+  /** Adds the row's share to maxSteps and maxChars, once: called when a render first passes the constants (measuring the row costs). */
+  grow?: () => void;
 }
 
 /** The bounds as the options give them (options.ts): steps and characters are a constant plus a multiple of the row's size. */
@@ -36,9 +38,24 @@ export interface TemplateBounds {
   templateTimeoutMs: number;
 }
 
-/** One row's bounds: `rowChars` is the size of the row the template sees (its JSON text). */
-export function rowBounds(b: TemplateBounds, rowChars: number): RenderBounds {
-  return { maxSteps: b.templateMaxSteps + Math.ceil(b.templateStepsRatio * rowChars), maxChars: b.templateMaxChars + Math.ceil(b.templateCharsRatio * rowChars), maxDepth: b.templateMaxDepth, timeoutMs: b.templateTimeoutMs };
+/**
+ * One row's bounds, shared by its renders: `rowChars` measures the row the template sees (its
+ * JSON text), only when a render passes the constant parts.
+ */
+export function rowBounds(b: TemplateBounds, rowChars: () => number): RenderBounds {
+  const bounds: RenderBounds = {
+    maxSteps: b.templateMaxSteps,
+    maxChars: b.templateMaxChars,
+    maxDepth: b.templateMaxDepth,
+    timeoutMs: b.templateTimeoutMs,
+    grow: () => {
+      bounds.grow = undefined;
+      const n = rowChars();
+      bounds.maxSteps += Math.ceil(b.templateStepsRatio * n);
+      bounds.maxChars += Math.ceil(b.templateCharsRatio * n);
+    },
+  };
+  return bounds;
 }
 
 /** Which bound a render passed, named by the options that set it (config keys). */
@@ -47,11 +64,14 @@ export const BOUND_OPTIONS = {
   maxChars: "templateMaxChars + templateCharsRatio × the row's characters",
   maxDepth: 'templateMaxDepth',
   timeoutMs: 'templateTimeoutMs',
-} as const satisfies Record<keyof RenderBounds, string>;
+} as const satisfies Record<Bound, string>;
+
+/** The bounds a render can pass. */
+export type Bound = 'maxSteps' | 'maxChars' | 'maxDepth' | 'timeoutMs';
 
 export class TemplateLimit extends Error {
   constructor(
-    readonly bound: keyof RenderBounds,
+    readonly bound: Bound,
     what: string,
   ) {
     super(`the render passed ${BOUND_OPTIONS[bound]}: ${what}`);
@@ -113,14 +133,22 @@ export class BoundedInterpreter extends BaseInterpreter {
 
   /** Past the steps, or at a clock check. */
   private checkSteps(b: RenderBounds): void {
-    if (this.steps > b.maxSteps) throw new TemplateLimit('maxSteps', `more than ${b.maxSteps} steps`);
+    if (this.steps > b.maxSteps && !(this.grown(b) && this.steps <= b.maxSteps)) throw new TemplateLimit('maxSteps', `more than ${b.maxSteps} steps`);
     this.nextClock = this.steps + TIME_CHECK_STEPS;
     if (performance.now() > this.deadline) throw new TemplateLimit('timeoutMs', `more than ${b.timeoutMs} ms`);
   }
 
+  /** Whether the bounds grew by the row's share just now (they grow once). */
+  private grown(b: RenderBounds): boolean {
+    if (!b.grow) return false;
+    b.grow();
+    return true;
+  }
+
   /** Refuses a string of n characters before or after it is built. */
   chars(n: number, what = 'a string'): void {
-    if (this.bounds && n > this.bounds.maxChars) throw new TemplateLimit('maxChars', `${what} of ${n} characters, over ${this.bounds.maxChars}`);
+    const b = this.bounds;
+    if (b && n > b.maxChars && !(this.grown(b) && n <= b.maxChars)) throw new TemplateLimit('maxChars', `${what} of ${n} characters, over ${b.maxChars}`);
   }
 
   override evaluate(node: Node, env: Environment): RuntimeValue {
@@ -200,12 +228,13 @@ export class BoundedInterpreter extends BaseInterpreter {
   }
 
   /** Python's range(); a list the steps left cannot pay for is refused before it is made (evaluate() charges it). */
-  range(a: number, b?: number, step = 1): number[] {
+  range(a: number, z?: number, step = 1): number[] {
     if (step === 0) throw new Error('range() arg 3 must not be zero');
-    const [start, stop] = b === undefined ? [0, a] : [a, b];
+    const [start, stop] = z === undefined ? [0, a] : [a, z];
     const n = Math.max(0, Math.ceil((stop - start) / step));
     if (!Number.isFinite(n)) throw new Error('range() arguments must be finite numbers');
-    if (this.bounds && this.steps + n > this.bounds.maxSteps) throw new TemplateLimit('maxSteps', `range() of ${n} items, over ${this.bounds.maxSteps} steps`);
+    const b = this.bounds;
+    if (b && this.steps + n > b.maxSteps && !(this.grown(b) && this.steps + n <= b.maxSteps)) throw new TemplateLimit('maxSteps', `range() of ${n} items, over ${b.maxSteps} steps`);
     return Array.from({ length: n }, (_, i) => start + i * step);
   }
 }

@@ -255,7 +255,7 @@ export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRend
   const where = `${t.source}: ${ct.name}`;
   const row = toChatRow(t, ct.jsonArguments);
   const template = row.tools && ct.toolUse ? ct.toolUse : ct.template;
-  const bounds = o.bounds && rowBounds(o.bounds, JSON.stringify(row).length);
+  const bounds = o.bounds && rowBounds(o.bounds, () => JSON.stringify(row).length);
   const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs), mark, bounds);
   let R: string;
   try {
