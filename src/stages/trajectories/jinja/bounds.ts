@@ -160,14 +160,14 @@ export class BoundedInterpreter extends BaseInterpreter {
     // is set right at the next iteration (bindLoopVariable), and any other throw ends the render.
     const v = super.evaluate(node, env);
     this.depth--;
-    // A lookup returns a value that exists already; any other result was built by this step.
-    const built = node !== undefined && node.type !== 'Identifier' && node.type !== 'MemberExpression';
-    if (v.type === 'StringValue') {
-      const n = (v.value as string).length;
-      if (n > b.maxChars) this.chars(n);
-      if (built && n >= 1 << STRING_STEP_BITS) this.charge(n >>> STRING_STEP_BITS);
-    } else if (v.type === 'ArrayValue' && (built || node === this.iterable)) this.charge((v.value as unknown[]).length);
-    else if (v.type === 'ObjectValue' && node === this.iterable) this.charge((v.value as Map<unknown, unknown>).size);
+    // Told by the value's own type (one property read per step, not several).
+    const x = v.value;
+    if (typeof x === 'string') {
+      if (x.length > b.maxChars) this.chars(x.length);
+      if (x.length >= 1 << STRING_STEP_BITS && built(node)) this.charge(x.length >>> STRING_STEP_BITS);
+    } else if (Array.isArray(x)) {
+      if (node === this.iterable || built(node)) this.charge(x.length);
+    } else if (node === this.iterable && x instanceof Map) this.charge(x.size);
     return v;
   }
 
@@ -256,6 +256,9 @@ function indentedLength(text: string, filterNode: Node, evaluate: (n: Node) => R
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
   return text.length + lines * Math.max(0, width);
 }
+
+/** A lookup returns a value that exists already; any other step's value was built by it. */
+const built = (node: Node | undefined): boolean => node !== undefined && node.type !== 'Identifier' && node.type !== 'MemberExpression';
 
 /** V8's own limits, reached by a step the counts did not foresee, as the bound they stand for. */
 function asLimit(e: unknown, b: RenderBounds): unknown {
