@@ -9,11 +9,17 @@
  * turn boundaries), with the bos/eos tokens and argument settings of the test fixtures. A
  * template that raises on a trajectory (Mistral's on ids that are not 9 characters) counts it
  * under `rejected`, as the stage does.
+ *
+ * Last, the cost of the render bounds (--template-max-steps and the others): each chat template
+ * renders the same trajectories with the default bounds and without any, the two passes
+ * alternated in one run (and which goes first) so that load falls on both; the ratio of their
+ * times is printed.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultContext } from '../src/core/stage.js';
-import { TEMPLATE_NAMES, resolveTrajectoriesOptions, trajectoriesSource } from '../src/stages/trajectories/index.js';
+import { TEMPLATE_NAMES, renderChatTemplate, resolveTrajectoriesOptions, specialFinder, trajectoriesSource, type Trajectory } from '../src/stages/trajectories/index.js';
+import { readTrajectories } from '../src/stages/trajectories/stage.js';
 import { sharedDir } from '../test/helpers/paths.js';
 import { CHAT_FIXTURES } from './build-chat-template-rows.js';
 
@@ -78,5 +84,56 @@ for (const template of [...TEMPLATE_NAMES, ...jinja]) {
   if (template === 'qwen3-coder') builtinRate = trajectories / s;
   const row = [template.padEnd(23), String(passes).padStart(7), (trajectories / s).toFixed(1).padStart(15), ((passes * inputBytes) / 1e6 / s).toFixed(2).padStart(11), (outBytes / 1e6 / s).toFixed(2).padStart(12), String(rejected).padStart(9), `${(trajectories / s / builtinRate).toFixed(2)}x`.padStart(15)];
   console.log(row.join(' '));
+}
+
+/** Seconds of one pass rendering every trajectory with a chat template, with the options' bounds or none. */
+function renderPass(ts: Trajectory[], o: ReturnType<typeof resolveTrajectoriesOptions>, bounded: boolean): number {
+  const ct = o.chatTemplates[0]!.template;
+  const specials = specialFinder(o.tokenizer);
+  const t0 = performance.now();
+  for (const t of ts) {
+    try {
+      renderChatTemplate(t, ct, { lossOn: o.lossOn, kwargs: o.templateKwargs, specials, bounds: bounded ? o : undefined });
+    } catch {
+      // a template that raises on a trajectory raises with and without bounds
+    }
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+const trajectories: Trajectory[] = [];
+for await (const t of readTrajectories(files, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) trajectories.push(t);
+console.log('\nrender bounds (defaults) against none, alternated passes of the same trajectories:');
+console.log('template                 passes  bounded s  unbounded s  bounded/unbounded  fastest pass ratio');
+for (const template of jinja) {
+  const o = resolved.get(template)!;
+  renderPass(trajectories, o, true);
+  renderPass(trajectories, o, false);
+  let passes = 0;
+  let withBounds = 0;
+  let without = 0;
+  // The fastest pass of each: what load adds is never negative, so the minima are the least disturbed.
+  let minWith = Infinity;
+  let minWithout = Infinity;
+  const bounded = () => {
+    const s = renderPass(trajectories, o, true);
+    withBounds += s;
+    minWith = Math.min(minWith, s);
+  };
+  const unbounded = () => {
+    const s = renderPass(trajectories, o, false);
+    without += s;
+    minWithout = Math.min(minWithout, s);
+  };
+  const t0 = performance.now();
+  while (performance.now() - t0 < 2000) {
+    // Which goes first alternates: the garbage one pass leaves is collected in the next.
+    const first = passes % 2 === 0;
+    if (first) bounded();
+    unbounded();
+    if (!first) bounded();
+    passes++;
+  }
+  console.log([template.padEnd(23), String(passes).padStart(7), withBounds.toFixed(3).padStart(10), without.toFixed(3).padStart(12), `${(withBounds / without).toFixed(3)}x`.padStart(18), `${(minWith / minWithout).toFixed(3)}x`.padStart(19)].join(' '));
 }
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);

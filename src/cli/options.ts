@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { defaultText, OptionError, resolveTable, type OptionSpec, type OptionTable } from '../core/options.js';
+import { pathOptions, requirePaths } from '../io/paths.js';
 
 /**
  * Flags from a stage's option table (src/core/options.ts): `--kebab-case` of each key, help with
@@ -53,10 +54,23 @@ export function pickOptions(table: OptionTable, parsed: Record<string, unknown>,
   return raw;
 }
 
-/** Resolves parsed flags with a stage resolver; a refused value is named by its flag. */
+/**
+ * Resolves parsed flags with a stage resolver; a refused value is named by its flag, and so is a
+ * file or folder an option names that does not exist (src/io/paths.ts), before any work.
+ */
 export function resolveFlags<O>(table: OptionTable, parsed: Record<string, unknown>, resolve: (raw: Record<string, unknown>) => O, keys?: readonly string[]): O {
+  return namedByFlag(() => {
+    const raw = pickOptions(table, parsed, keys);
+    const resolved = resolve(raw);
+    requirePaths(pathOptions(table, raw));
+    return resolved;
+  });
+}
+
+/** Runs a check; an OptionError it throws is named by the option's flag. */
+export function namedByFlag<T>(check: () => T): T {
   try {
-    return resolve(pickOptions(table, parsed, keys));
+    return check();
   } catch (e) {
     if (e instanceof OptionError) throw new Error(`${flagOf(e.key)}: ${e.reason}${e.value === undefined ? '' : `, got ${JSON.stringify(e.value)}`}`);
     throw e;

@@ -38,6 +38,8 @@ export interface StringSpec extends BaseSpec {
   default?: string;
   /** `--no-KEY` on the CLI (false) means the empty string. */
   negatable?: boolean;
+  /** Names files or folders (comma-separated) that must exist: checked before any work (src/io/paths.ts). */
+  path?: boolean;
 }
 /** "a=0.3,b=0.7" or "a,b": names from `keys`, weights >= 0, one positive. */
 export interface WeightsSpec extends BaseSpec {

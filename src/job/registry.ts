@@ -1,4 +1,6 @@
 import type { OptionTable } from '../core/options.js';
+import { pathOptions } from '../io/paths.js';
+import { benchmarkPaths } from '../stages/hygiene/benchmarks.js';
 import { resolveTable } from '../core/options.js';
 import type { Stage, StageContext } from '../core/stage.js';
 import type { Doc } from '../doc/document.js';
@@ -43,12 +45,16 @@ export interface SourceEntry<O = never, P = never> {
    * crosses to a worker thread.
    */
   pieces?: (inputs: string[], options: O, ctx: StageContext) => Promise<P[]>;
+  /** The files or folders the raw options name that must exist, by key (default: the table's `path` options). */
+  paths?: (raw: Record<string, unknown>) => Record<string, string[]>;
 }
 
 export interface StageEntry<O = never> {
   options: OptionTable;
   resolve: (raw: Record<string, unknown>) => O;
   stage: (options: O) => Stage;
+  /** As SourceEntry.paths. */
+  paths?: (raw: Record<string, unknown>) => Record<string, string[]>;
 }
 
 // Each entry pairs a resolver with the reader of its own options type; the maps hold them erased.
@@ -81,7 +87,13 @@ function hygieneEntry(type: HygieneStage): StageEntry<Record<string, unknown>> {
       return raw;
     },
     stage: (raw) => hygieneStage(type, raw),
+    ...(type === 'decontaminate' ? { paths: (raw) => ({ benchmarks: benchmarkPaths(typeof raw.benchmarks === 'string' ? [raw.benchmarks] : Array.isArray(raw.benchmarks) ? (raw.benchmarks as string[]) : []) }) } : {}),
   };
+}
+
+/** The files or folders an entry's raw options name that must exist, by key (checked by the run config, src/io/paths.ts). */
+export function entryPaths(entry: SourceEntry<unknown, unknown> | StageEntry<unknown>, raw: Record<string, unknown>): Record<string, string[]> {
+  return entry.paths?.(raw) ?? pathOptions(entry.options, raw);
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 

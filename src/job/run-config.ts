@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import YAML from 'yaml';
 import { OptionError, resolveTable } from '../core/options.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { resolvePackOptions } from './pack-options.js';
-import { SOURCES, STAGES } from './registry.js';
+import { SOURCES, STAGES, entryPaths } from './registry.js';
+import { requirePaths } from '../io/paths.js';
 import { MIXTURE_PACK_KEYS, MIXTURE_PACK_OPTIONS, MIXTURE_SOURCE_KEYS, resolveMixture, resolveSourceTarget, splitPackRaw, type MixtureSpec, type SourceTarget } from '../mix/spec.js';
 import { PACK_OPTIONS } from './pack-options.js';
 
@@ -103,7 +105,8 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'worldSize', 'sources', 'mask', 'pack'], '');
   if (!Array.isArray(top.sources) || top.sources.length === 0) fail('sources', 'must be a non-empty list');
   const names = new Set<string>();
-  const sources = (top.sources as unknown[]).map((s, i) => parseSource(s, `sources[${i}]`, c, names));
+  // A file or folder an option names is checked from the config's folder, as the run reads it.
+  const sources = (top.sources as unknown[]).map((s, i) => parseSource(s, `sources[${i}]`, c, names, dirname(file)));
   const mask = top.mask === undefined ? undefined : c.obj(top.mask, 'mask');
   if (mask) resolved(() => resolveMaskOptions(mask), 'mask', fail);
   const packRaw = top.pack === undefined ? {} : c.obj(top.pack, 'pack');
@@ -155,7 +158,7 @@ function checkers(fail: Fail) {
   };
 }
 
-function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>): SourceConfig {
+function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>, base: string): SourceConfig {
   const o = c.obj(s, at);
   c.keys(o, ['name', 'type', 'inputs', 'options', 'then', ...MIXTURE_SOURCE_KEYS], at);
   const type = c.str(o.type, `${at}.type`);
@@ -167,18 +170,20 @@ function parseSource(s: unknown, at: string, c: Checkers, names: Set<string>): S
   const inputs = (o.inputs as unknown[]).map((p, k) => c.str(p, `${at}.inputs[${k}]`));
   const options = o.options === undefined ? {} : c.obj(o.options, `${at}.options`);
   resolved(() => SOURCES[type]!.resolve(options), `${at}.options`, c.fail);
+  resolved(() => requirePaths(entryPaths(SOURCES[type]!, options), base), `${at}.options`, c.fail);
   const then = o.then === undefined ? [] : Array.isArray(o.then) ? o.then : c.fail(`${at}.then`, 'must be a list of stages');
   const targetRaw = Object.fromEntries(MIXTURE_SOURCE_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
   const target = Object.keys(targetRaw).length ? resolved(() => resolveSourceTarget(name, targetRaw), at, c.fail) : undefined;
-  return { name, type, inputs, options, then: (then as unknown[]).map((t, k) => parseThen(t, `${at}.then[${k}]`, c)), ...(target ? { target } : {}) };
+  return { name, type, inputs, options, then: (then as unknown[]).map((t, k) => parseThen(t, `${at}.then[${k}]`, c, base)), ...(target ? { target } : {}) };
 }
 
-function parseThen(t: unknown, at: string, c: Checkers): ThenConfig {
+function parseThen(t: unknown, at: string, c: Checkers, base: string): ThenConfig {
   const o = c.obj(t, at);
   c.keys(o, ['type', 'options'], at);
   const type = c.str(o.type, `${at}.type`);
   if (!STAGES[type]) c.fail(`${at}.type`, `must be one of ${THEN_TYPES.join(', ')}, got "${type}"`);
   const options = o.options === undefined ? {} : c.obj(o.options, `${at}.options`);
   resolved(() => STAGES[type]!.resolve(options), `${at}.options`, c.fail);
+  resolved(() => requirePaths(entryPaths(STAGES[type]!, options), base), `${at}.options`, c.fail);
   return { type, options };
 }

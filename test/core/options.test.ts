@@ -11,6 +11,7 @@ import { collect, defaultContext } from '../../src/core/stage.js';
 import { docToJson } from '../../src/doc/document.js';
 import { parseRunConfig } from '../../src/job/run-config.js';
 import { SOURCES, STAGES } from '../../src/job/registry.js';
+import { TEMPLATE_BOUND_KEYS } from '../../src/stages/trajectories/index.js';
 import { PACK_OPTIONS, PACKER_KEYS, resolvePackOptions } from '../../src/job/pack-options.js';
 import { MASK_APPLY_KEYS, MASK_COUNT_KEYS, MASK_OPTIONS, resolveMaskOptions } from '../../src/stages/mask/options.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -41,6 +42,8 @@ const CASES: Case[] = [
   { command: ['mask', 'apply'], table: MASK_OPTIONS, resolve: resolveMaskOptions, keys: MASK_APPLY_KEYS, config: (o) => ({ ...source('documents', {}), mask: o }) },
   { command: ['pack'], table: PACK_OPTIONS, resolve: resolvePackOptions, config: (o) => ({ ...source('documents', {}), pack: o }) },
   { command: ['compare'], table: PACK_OPTIONS, resolve: resolvePackOptions, keys: PACKER_KEYS, config: (o) => ({ ...source('documents', {}), pack: o }) },
+  // The trajectories command writes its own flags; its render bounds come from the table.
+  { command: ['trajectories'], table: SOURCES.trajectories!.options, resolve: SOURCES.trajectories!.resolve, keys: TEMPLATE_BOUND_KEYS, config: (o) => source('trajectories', o) },
   { command: ['synth-qa'], table: STAGES['synth-qa']!.options, resolve: STAGES['synth-qa']!.resolve, config: (o) => ({ sources: [{ type: 'documents', inputs: ['x'], then: [{ type: 'synth-qa', options: o }] }] }), base: LLM },
 ];
 

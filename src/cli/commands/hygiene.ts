@@ -5,6 +5,9 @@ import { defaultContext } from '../../core/stage.js';
 import { ownedBy, resolveRank } from '../../core/ranks.js';
 import { readDocuments } from '../../io/documents.js';
 import { action, floatOption, intOption, runStage, writeStageManifest } from '../common.js';
+import { namedByFlag } from '../options.js';
+import { requirePaths } from '../../io/paths.js';
+import { benchmarkPaths } from '../../stages/hygiene/benchmarks.js';
 import { countDedup } from '../../stages/hygiene/dedup-count.js';
 import { checkIndexCovers, mergeIndexes } from '../../stages/hygiene/dedup-index.js';
 import { clusterLines, dedupApply, loadDedupTables } from '../../stages/hygiene/dedup-apply.js';
@@ -162,6 +165,7 @@ function registerDecontaminate(program: Command): void {
     .option('--quiet', 'print nothing but errors')
     .action(
       action(async (inputs: string[], o: Record<string, unknown>) => {
+        namedByFlag(() => requirePaths({ benchmark: benchmarkPaths(o.benchmark as string[]) }));
         const options = resolveDecontaminateOptions({ benchmarks: o.benchmark, action: o.action, ngram: o.ngram, substringTokens: o.substringTokens, methods: o.methods, minFraction: o.minFraction });
         const index = await loadBenchmarks(options);
         const out = o.out as string;

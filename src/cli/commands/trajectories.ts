@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { action, addSeedOption, intOption, printLedger, runStage, writeStageManifest } from '../common.js';
 import { defaultContext } from '../../core/stage.js';
 import { AtomicLineWriter } from '../../io/jsonl.js';
-import { LOSS_ON, TEMPLATE_NAMES, TRAJECTORIES_DEFAULTS, openaiRows, resolveTrajectoriesOptions, trajectoriesSource, type TrajectoriesOptions } from '../../stages/trajectories/index.js';
+import { LOSS_ON, TEMPLATE_BOUND_KEYS, TEMPLATE_NAMES, TRAJECTORIES_DEFAULTS, TRAJECTORIES_TABLE, openaiRows, resolveTrajectoriesOptions, trajectoriesSource, type TrajectoriesOptions } from '../../stages/trajectories/index.js';
+import { addOptions, namedByFlag, resolveFlags } from '../options.js';
+import { pathOptions, requirePaths } from '../../io/paths.js';
 import { loadTokenizer } from '../../tokenize/index.js';
 
 export function register(program: Command): void {
@@ -47,6 +49,8 @@ export function register(program: Command): void {
     .option('--format <format>', 'chatml: rendered documents; openai: the read and filtered trajectories as OpenAI rows {messages, tools, source, meta} (no template)', 'chatml')
     .option('--count-tokens', 'count tokens by template in the manifest stats (loads the Qwen3 tokenizer)')
     .option('--quiet', 'no per-record messages or summary');
+  // Bounds on each chat-template render: a row past one is dropped as template_limit (docs/trajectories.md).
+  addOptions(cmd, TRAJECTORIES_TABLE, TEMPLATE_BOUND_KEYS);
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const raw: Record<string, unknown> = {
@@ -63,7 +67,8 @@ export function register(program: Command): void {
       const chat = { chatTemplates: o.chatTemplate, bosToken: o.bosToken, eosToken: o.eosToken, templateKwargs: o.templateKwargs, jsonArguments: o.jsonArguments };
       for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;
       if (raw.templates === undefined) delete raw.templates;
-      const options = resolveTrajectoriesOptions(raw);
+      const options = resolveFlags(TRAJECTORIES_TABLE, o, (bounds) => resolveTrajectoriesOptions({ ...raw, ...bounds }), TEMPLATE_BOUND_KEYS);
+      namedByFlag(() => requirePaths(pathOptions(TRAJECTORIES_TABLE, raw)));
       if (o.format !== 'chatml' && o.format !== 'openai') throw new Error(`--format must be chatml or openai, got ${JSON.stringify(o.format)}`);
       if (o.format === 'openai' && /\.parquet$/.test(o.out as string)) throw new Error('--format openai writes JSONL (.jsonl or .jsonl.gz), not Parquet');
       if (o.format === 'openai') return writeOpenaiRows(inputs, options, { ...o, out: o.out as string, seed: o.seed as number });

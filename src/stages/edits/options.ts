@@ -39,11 +39,12 @@ export const EDITS_OPTIONS = {
     help: 'midpack run: a history of more commits is prepared in pieces of this many, spread over the workers (the same samples in the same order)',
   },
   retrieveCache: { type: 'int', min: 1, default: DEFAULT_CONTEXT_OPTIONS.cacheFiles, help: 'files whose BM25 term counts are kept between commits (bounds memory)' },
-  repos: { type: 'string', arg: '<dir>', help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
+  repos: { type: 'string', arg: '<dir>', path: true, help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
   withHints: { type: 'boolean', default: false, help: "instances: append the row's hints_text to the problem statement" },
   excludeInstances: {
     type: 'string',
     arg: '<files>',
+    path: true,
     help: 'instances: evaluation rows or ids (JSONL, Parquet, or .txt of ids; comma-separated files) whose overlapping instances are dropped (same id, same repo and problem statement n-grams, same files at the same base commit)',
   },
 } satisfies OptionTable;

@@ -18,6 +18,9 @@ export interface BenchmarkItem {
   instance?: Record<string, unknown>;
 }
 
+/** The files or folders of benchmark specs (FILE[:FIELDS]). */
+export const benchmarkPaths = (specs: readonly string[]): string[] => specs.map((s) => parseBenchmarkSpec(s).path);
+
 export function parseBenchmarkSpec(spec: string): { path: string; fields?: string[] } {
   const m = /^(.*?)(?::([A-Za-z0-9_.,-]+))?$/.exec(spec)!;
   // A colon followed by field names; a Windows drive letter or a path with ':' elsewhere stays a path.

@@ -1,5 +1,5 @@
 export { trajectoriesSource, filteredTrajectories, isTrajectoryFile, verify } from './stage.js';
-export { resolveTrajectoriesOptions, TRAJECTORIES_DEFAULTS, TRAJECTORIES_OPTION_KEYS, REQUIRE_OUTCOMES, type TrajectoriesOptions } from './options.js';
+export { resolveTrajectoriesOptions, TRAJECTORIES_DEFAULTS, TRAJECTORIES_OPTION_KEYS, TRAJECTORIES_TABLE, TEMPLATE_BOUND_KEYS, REQUIRE_OUTCOMES, type TrajectoriesOptions } from './options.js';
 export { renderTrajectory, parseTrajectory, LOSS_ON, type LossOn, type Template, type Rendered } from './chatml.js';
 export { TEMPLATES, TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
 export { REASONS as TRAJECTORY_REASONS, CALL_REASONS, SCAFFOLDS, type Scaffold, type Termination, type Trajectory, type Message, type ToolCall, type ToolDef } from './model.js';
@@ -12,3 +12,4 @@ export { renderChatTemplate, DROP_REASONS, type ChatTemplate, type DropReason, t
 export { loadChatTemplates, specialFinder } from './jinja/sources.js';
 export { toChatRow, type ChatRow } from './jinja/row.js';
 export { TEMPLATE_DATE } from './jinja/engine.js';
+export { TemplateLimit, type TemplateBounds, type RenderBounds } from './jinja/bounds.js';

@@ -117,6 +117,8 @@ export const REASONS = {
   templateError: 'template_error',
   /** The jinja engine could not render the template (a feature it lacks). */
   templateUnsupported: 'template_unsupported',
+  /** A chat template's render passed a bound (steps, characters, depth, time: jinja/bounds.ts). */
+  templateLimit: 'template_limit',
   /** The loss mask could not be placed on a chat template's text (see jinja/mask.ts). */
   maskUnmapped: 'mask_unmapped',
   /** A prefix of a later record of the same run (a Terminus trace episode): its text is in that record. */

@@ -1,14 +1,18 @@
-import type { OptionTable } from '../../core/options.js';
+import { resolveTable, type OptionTable } from '../../core/options.js';
 import type { Doc } from '../../doc/document.js';
 import { parseWeights } from '../../core/weights.js';
 import { LOSS_ON, type LossOn } from './chatml.js';
 import { TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
 import type { RequireOutcome } from './filters.js';
 import type { ChatTemplate } from './jinja/mask.js';
+import type { TemplateBounds } from './jinja/bounds.js';
 import { loadChatTemplates, parseChatTemplateSpec } from './jinja/sources.js';
 
-/** The trajectories source's options: the CLI command and `midpack run` both resolve them here. */
-export interface TrajectoriesOptions {
+/**
+ * The trajectories source's options: the CLI command and `midpack run` both resolve them here.
+ * The `template*` bounds (TemplateBounds) hold each chat-template render (jinja/bounds.ts).
+ */
+export interface TrajectoriesOptions extends TemplateBounds {
   /** Built-in template weights: each trajectory gets one template drawn by these and the chat templates', seeded by its source. */
   templates: Record<TemplateName, number>;
   /** Models' own chat templates (`--chat-template SRC[=W]`), loaded, with their weights. */
@@ -35,7 +39,22 @@ export interface TrajectoriesOptions {
   countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
 }
 
-export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer'] as const;
+/**
+ * Bounds on one render of a chat template (jinja/bounds.ts): a row past one is dropped as
+ * `template_limit`. The defaults are far past what the published templates take on real
+ * trajectories (docs/trajectories.md gives the measured figures).
+ */
+const TEMPLATE_BOUNDS_TABLE = {
+  templateMaxSteps: { type: 'int', min: 1, default: 1_000_000, help: "steps a chat-template render may take (expressions evaluated, loop iterations, list items built), plus --template-steps-ratio times the row's characters" },
+  templateStepsRatio: { type: 'number', min: 0, default: 4, help: 'steps a chat-template render may take per character of the row (its JSON), added to --template-max-steps' },
+  templateMaxChars: { type: 'int', min: 1, default: 4 << 20, help: "characters any string a chat-template render builds may hold (its output too), plus --template-chars-ratio times the row's" },
+  templateCharsRatio: { type: 'number', min: 0, default: 8, help: "characters a chat-template render may write per character of the row (its JSON), added to --template-max-chars" },
+  templateMaxDepth: { type: 'int', min: 1, max: 500, default: 200, help: 'how deeply evaluations may nest in a chat-template render (macros calling macros)' },
+  templateTimeoutMs: { type: 'int', min: 1, default: 60_000, help: 'wall time of one chat-template render, in ms (a backstop: the one bound that depends on the machine)' },
+} satisfies OptionTable;
+export const TEMPLATE_BOUND_KEYS = Object.keys(TEMPLATE_BOUNDS_TABLE) as (keyof typeof TEMPLATE_BOUNDS_TABLE)[];
+
+export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer', ...TEMPLATE_BOUND_KEYS] as const;
 export const REQUIRE_OUTCOMES = ['resolved', 'any'] as const;
 
 /** The same options as an option table (the registry's form; resolveTrajectoriesOptions checks them). */
@@ -46,7 +65,7 @@ export const TRAJECTORIES_TABLE = {
   maxTrajectoryBytes: { type: 'int', min: 1, default: 32 << 20, help: 'a trajectory over this many bytes is dropped unread' },
   requireTermination: { type: 'boolean', default: true, help: 'drop a run that did not end by itself, where its format records the end (no_termination)' },
   requireValidCalls: { type: 'boolean', default: true, help: 'drop a trajectory with a malformed tool call (undeclared tool, missing or mistyped argument, unparsed text action)' },
-  outcomes: { type: 'string', arg: '<files>', help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
+  outcomes: { type: 'string', arg: '<files>', path: true, help: 'SWE-bench-style reports (instance id -> resolved), comma-separated or a list, joined by instance id' },
   require: { type: 'string', choices: REQUIRE_OUTCOMES, help: 'resolved: keep only solved tasks (unresolved, no_outcome); any: keep every outcome (default: resolved with outcomes, else any)' },
   chatTemplates: { type: 'string', arg: '<src[=w]>', help: "models' own chat templates: .jinja files, tokenizer_config.json, model folders or folders of .jinja files (a list)" },
   bosToken: { type: 'string', help: 'bos_token for chat templates whose source gives none' },
@@ -54,9 +73,11 @@ export const TRAJECTORIES_TABLE = {
   templateKwargs: { type: 'string', arg: '<json>', help: 'variables for every chat template, a JSON object (e.g. {"enable_thinking": false})' },
   jsonArguments: { type: 'string', arg: '<names>', help: 'chat templates given tool-call arguments as JSON strings (DeepSeek-V3.1 style)' },
   tokenizer: { type: 'string', default: 'qwen3', help: 'the packing tokenizer: only its added tokens become special spans in chat-template text' },
+  ...TEMPLATE_BOUNDS_TABLE,
 } satisfies OptionTable;
 
 const DEFAULTS: TrajectoriesOptions = {
+  ...(resolveTable(TEMPLATE_BOUNDS_TABLE, {}) as unknown as TemplateBounds),
   templates: { 'qwen3-coder': 1, hermes: 1, 'text-action': 1 },
   chatTemplates: [],
   templateKwargs: {},
@@ -81,7 +102,8 @@ export const TRAJECTORIES_DEFAULTS: Readonly<TrajectoriesOptions> = DEFAULTS;
  * source starts, filters.ts loadOutcomes); `chatTemplates` a "SRC[=W]" string, a list of them or a mapping SRC → weight
  * (read here: a missing file or a template that does not parse is an error now, not per
  * trajectory); `bosToken`/`eosToken` strings; `templateKwargs` a JSON object or its text;
- * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path. With chat
+ * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path; the
+ * `template*` bounds numbers in their table's ranges (resolveTable). With chat
  * templates and no `templates`, the built-in templates get weight 0. An unknown key or a bad
  * value throws an error naming it.
  */
@@ -118,6 +140,7 @@ export function resolveTrajectoriesOptions(raw: Record<string, unknown>): Trajec
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`trajectories: maxTrajectoryBytes must be an integer >= 1, got ${JSON.stringify(v)}`);
     o.maxTrajectoryBytes = n;
   }
+  Object.assign(o, resolveTable(TEMPLATE_BOUNDS_TABLE, Object.fromEntries(TEMPLATE_BOUND_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]))));
   if (raw.templateKwargs !== undefined) o.templateKwargs = templateKwargs(raw.templateKwargs);
   if (raw.tokenizer !== undefined) {
     if (typeof raw.tokenizer !== 'string' || raw.tokenizer === '') throw new Error(`trajectories: tokenizer must be a name or a path, got ${JSON.stringify(raw.tokenizer)}`);

@@ -63,7 +63,7 @@ function chatSampler(ct: ChatTemplate, weight: number, o: TrajectoriesOptions, s
     weight,
     sample(t) {
       try {
-        return renderChatTemplate(t, ct, { lossOn: o.lossOn, kwargs: o.templateKwargs, specials: specials() });
+        return renderChatTemplate(t, ct, { lossOn: o.lossOn, kwargs: o.templateKwargs, specials: specials(), bounds: o });
       } catch (e) {
         if (e instanceof TrajectoryError) return e;
         throw e;

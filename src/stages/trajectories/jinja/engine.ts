@@ -1,5 +1,6 @@
-import { Environment, Interpreter, Template } from '@huggingface/jinja';
+import { Environment, Template } from '@huggingface/jinja';
 import { REASONS, TrajectoryError } from '../model.js';
+import { BoundedInterpreter, TemplateLimit, type Node, type RenderBounds, type RuntimeValue } from './bounds.js';
 
 /**
  * Renders a chat template the way transformers' `apply_chat_template` does, with
@@ -46,13 +47,6 @@ export function strftime(format: string, d: Date = TEMPLATE_DATE): string {
   return format.replace(/%([A-Za-z%])/g, (all, f: string) => fields[f] ?? all);
 }
 
-function range(a: number, b?: number, step = 1): number[] {
-  const [start, stop] = b === undefined ? [0, a] : [a, b];
-  const out: number[] = [];
-  for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
-  return out;
-}
-
 const GLOBALS = {
   false: false,
   true: true,
@@ -60,31 +54,11 @@ const GLOBALS = {
   False: false,
   True: true,
   None: null,
-  range,
   raise_exception: (message: unknown) => {
     throw new TemplateRaise(String(message));
   },
   strftime_now: (format: string) => strftime(format),
 };
-
-interface RuntimeValue {
-  value: unknown;
-  type: string;
-}
-type Node = { type: string; value?: string; callee?: Node; args?: Node[] };
-
-/** The engine's interpreter as this file uses it (its .d.ts does not resolve under NodeNext, and these methods are internal). */
-type InterpreterCtor = new (env: Environment) => {
-  run(program: unknown): { value: string };
-  evaluate(node: Node, env: Environment): RuntimeValue;
-  applyFilter(operand: RuntimeValue, filterNode: Node, environment: Environment): RuntimeValue;
-  bindLoopVariable(loopvar: unknown, item: RuntimeValue, scope: Environment): void;
-  renderBlock(statements: unknown, scope: Environment): string;
-  renderFor(node: unknown, scope: Environment): string;
-  evaluateMemberExpression(expr: unknown, scope: Environment): RuntimeValue;
-  evaluateTestExpression(node: { operand: Node; test: Node; negate: boolean }, scope: Environment): RuntimeValue;
-};
-const BaseInterpreter = Interpreter as unknown as InterpreterCtor;
 
 /** Marks in a marked render: where the loop iteration over message K starts (MARK K END), and where that loop ends. */
 export const MARK = '\uE002';
@@ -97,15 +71,16 @@ export const LOOP_END = '\uE004';
  * preceded by MARK k MARK_END, and a loop that wrote such iterations is followed by LOOP_END.
  * The template's logic never sees the marks: they are added to the text a loop returns.
  */
-class ChatInterpreter extends BaseInterpreter {
+class ChatInterpreter extends BoundedInterpreter {
   private pending: { k: number; scope: Environment } | undefined;
   private marked = 0;
 
   constructor(
     env: Environment,
     private readonly messages?: Map<unknown, number>,
+    bounds?: RenderBounds,
   ) {
-    super(env);
+    super(env, bounds);
   }
 
   override bindLoopVariable(loopvar: unknown, item: RuntimeValue, scope: Environment): void {
@@ -234,11 +209,11 @@ export function parseTemplate(text: string): Template {
 }
 
 /**
- * Renders with the context transformers builds. A `raise_exception` call throws TemplateRaise;
- * any other engine error is rethrown as is. With `mark`, the text carries the message marks
+ * Renders with the context transformers builds. A `raise_exception` call throws TemplateRaise, a
+ * render past one of `bounds` TemplateLimit (bounds.ts); any other engine error is rethrown as is. With `mark`, the text carries the message marks
  * described at ChatInterpreter.
  */
-export function renderTemplate(template: Template, context: Record<string, unknown>, mark = false): string {
+export function renderTemplate(template: Template, context: Record<string, unknown>, mark = false, bounds?: RenderBounds): string {
   const env = new Environment();
   for (const [k, v] of Object.entries({ ...GLOBALS, ...context })) env.set(k, v);
   const program = (template as unknown as { parsed: unknown }).parsed;
@@ -247,12 +222,15 @@ export function renderTemplate(template: Template, context: Record<string, unkno
     const list = (env as unknown as { variables: Map<string, { value: unknown[] }> }).variables.get('messages')?.value ?? [];
     messages = new Map(list.map((m, k) => [m, k]));
   }
-  return new ChatInterpreter(env, messages).run(program).value;
+  const interpreter = new ChatInterpreter(env, messages, bounds);
+  if (!('range' in context)) env.set('range', (a: number, b?: number, step?: number) => interpreter.range(a, b, step));
+  return interpreter.run(program).value;
 }
 
 /** A render failure as the ledger's reason: the template's own message, or the engine's. */
 export function templateFailure(e: unknown, where: string): TrajectoryError {
   if (e instanceof TrajectoryError) return e;
   if (e instanceof TemplateRaise) return new TrajectoryError(REASONS.templateError, `${where}: the template raised: ${e.message}`);
+  if (e instanceof TemplateLimit) return new TrajectoryError(REASONS.templateLimit, `${where}: ${e.message}`);
   return new TrajectoryError(REASONS.templateUnsupported, `${where}: jinja: ${(e as Error).message}`);
 }

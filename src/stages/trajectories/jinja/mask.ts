@@ -4,6 +4,7 @@ import { addSpan } from '../../../doc/text-builder.js';
 import type { LossOn, Rendered } from '../chatml.js';
 import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
 import { LOOP_END, MARK, MARK_END, pyStr, renderTemplate, templateFailure } from './engine.js';
+import { TemplateLimit, rowBounds, type TemplateBounds } from './bounds.js';
 import { toChatRow, type ChatRow } from './row.js';
 
 /**
@@ -52,6 +53,8 @@ export interface JinjaRenderOptions {
   lossOn: LossOn;
   kwargs: Record<string, unknown>;
   specials: SpecialFinder;
+  /** Bounds on each render (bounds.ts); none: the engine unbounded (benchmarks compare the two). */
+  bounds?: TemplateBounds;
 }
 
 /** What a template dropped of the trajectory, by reason. */
@@ -252,7 +255,8 @@ export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRend
   const where = `${t.source}: ${ct.name}`;
   const row = toChatRow(t, ct.jsonArguments);
   const template = row.tools && ct.toolUse ? ct.toolUse : ct.template;
-  const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs), mark);
+  const bounds = o.bounds && rowBounds(o.bounds, () => JSON.stringify(row).length);
+  const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs), mark, bounds);
   let R: string;
   try {
     R = render(row);
@@ -265,12 +269,18 @@ export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRend
   try {
     marks = stripMarks(render(sk.row, false, true));
   } catch (e) {
+    if (e instanceof TemplateLimit) throw templateFailure(e, where);
     throw unmapped(`the skeleton does not render (${(e as Error).message})`);
   }
   const a = align(marks.text, R, sk.values);
   if (typeof a === 'string') throw unmapped(a);
   const settings = JSON.stringify([ct.bosToken, ct.eosToken, o.kwargs]);
-  const header = generationPrompt(template, settings, sk.row, (r, gen) => render(r, gen));
+  let header: string;
+  try {
+    header = generationPrompt(template, settings, sk.row, (r, gen) => render(r, gen));
+  } catch (e) {
+    throw templateFailure(e, where);
+  }
   const spans = assistantSpans(row, marks, header, R, a, o.lossOn);
   const rendered = finish(R, a, spans, o, boundaryStarts(row, marks, a));
   return { rendered, dropped: dropped(sk, a) };
@@ -299,7 +309,9 @@ function generationPrompt(template: Template, settings: string, row: ChatRow, re
     const without = render(before, false);
     const withPrompt = render(before, true);
     prompt = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
-  } catch {
+  } catch (e) {
+    // A render past a bound costs the row; not cached: the bounds depend on the row's size.
+    if (e instanceof TemplateLimit) throw e;
     prompt = '';
   }
   cache.set(key, prompt);

@@ -1,6 +1,7 @@
 import { CALL_REASONS, CallMatcher, REASONS, type CallProblem, type Message } from '../model.js';
 import { asObject, assistantMessage, contentText, fail, finish, openaiCalls, role, runFacts, toolMessage } from '../readers.js';
 import type { Trajectory } from '../model.js';
+import { matchAllWithin, PatternTimeout, type PatternMatch } from '../../../core/bounded-regex.js';
 
 /**
  * mini-SWE-agent's `.traj.json`: {info, messages, trajectory_format, instance_id?}.
@@ -51,9 +52,9 @@ export function readMiniSweAgent(value: unknown, source: string): Trajectory {
     if (r !== 'assistant') return void messages.push({ role: r, content });
     const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : undefined;
     if (action) {
-      const parsed = parseAction(content, action);
+      const parsed = parseAction(content, action, `${source}: ${at}`);
       if (!parsed) {
-        problems.push({ reason: CALL_REASONS.unparsedTextAction, message: `${source}: ${at}: the reply does not hold exactly one action block (${action.source})` });
+        problems.push({ reason: CALL_REASONS.unparsedTextAction, message: `${source}: ${at}: the reply does not hold exactly one action block (${action.regex.source})` });
         return void messages.push(assistantMessage(content, [], reasoning));
       }
       matcher.addCalls([undefined]);
@@ -68,22 +69,41 @@ export function readMiniSweAgent(value: unknown, source: string): Trajectory {
 }
 
 /** The run's own action regex when its config names one (mini 2.x text mode), else mini 1.x's ```bash block. */
-function actionRegex(traj: Record<string, unknown>, source: string): RegExp {
+function actionRegex(traj: Record<string, unknown>, source: string): ActionPattern {
   const config = (traj.info as { config?: Record<string, Record<string, unknown>> } | undefined)?.config;
   const given = config?.model?.action_regex ?? config?.agent?.action_regex;
   try {
-    return new RegExp(typeof given === 'string' ? given : DEFAULT_ACTION_REGEX, 'gs');
+    return { regex: new RegExp(typeof given === 'string' ? given : DEFAULT_ACTION_REGEX, 'gs'), given: typeof given === 'string' };
   } catch (e) {
     return fail(REASONS.badRecord, `${source}: info.config action_regex is not a regular expression (${(e as Error).message})`);
   }
 }
 
+/** The action pattern, and whether it came with the file (then searched within ACTION_REGEX_MS: core/bounded-regex.ts). */
+interface ActionPattern {
+  regex: RegExp;
+  given: boolean;
+}
+
+/** A file's own action_regex may search one reply this long; past it the trajectory is dropped (bad_record), the run goes on. */
+export const ACTION_REGEX_MS = 1000;
+
+function actionMatches(text: string, action: ActionPattern, where: string): PatternMatch[] {
+  if (!action.given) return Array.from(text.matchAll(action.regex), (m) => ({ index: m.index!, groups: [...m] }));
+  try {
+    return matchAllWithin(action.regex, text, ACTION_REGEX_MS);
+  } catch (e) {
+    if (e instanceof PatternTimeout) return fail(REASONS.badRecord, `${where}: info.config action_regex ${e.message}`);
+    throw e;
+  }
+}
+
 /** The one action block of a reply, as mini finds it (`findall`, exactly one match), and the text around it as the thought. */
-function parseAction(text: string, regex: RegExp): { thought: string; command: string } | undefined {
-  const matches = [...text.matchAll(regex)];
-  if (matches.length !== 1 || matches[0]![1] === undefined) return undefined;
+function parseAction(text: string, action: ActionPattern, where: string): { thought: string; command: string } | undefined {
+  const matches = actionMatches(text, action, where);
+  if (matches.length !== 1 || matches[0]!.groups[1] === undefined) return undefined;
   const m = matches[0]!;
   const before = text.slice(0, m.index).trimEnd();
-  const after = text.slice(m.index! + m[0].length).trim();
-  return { thought: after ? `${before}\n\n${after}` : before, command: m[1]!.trim() };
+  const after = text.slice(m.index + m.groups[0]!.length).trim();
+  return { thought: after ? `${before}\n\n${after}` : before, command: m.groups[1]!.trim() };
 }
