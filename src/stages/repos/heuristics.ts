@@ -17,9 +17,21 @@ export interface Heuristic {
   rules: readonly HeuristicRule[];
 }
 
-type Pattern = RegExp | readonly RegExp[];
+interface Tester {
+  test(text: string): boolean;
+}
+type Pattern = Tester | readonly Tester[];
 
-const any = (p: Pattern) => (text: string) => (Array.isArray(p) ? (p as readonly RegExp[]) : [p as RegExp]).some((r) => r.test(text));
+const any = (p: Pattern) => (text: string) => (Array.isArray(p) ? (p as readonly Tester[]) : [p as Tester]).some((r) => r.test(text));
+/**
+ * A pattern tried only when the text holds one of its words (or matches an unanchored regular
+ * expression that starts with a literal): a multiline `^[ \t]*word` pattern is tried at every
+ * position of a 50 KiB header, and the literal search skips most of them (the `.h` rules took
+ * 0.8 ms a header without it).
+ */
+const guarded = (words: readonly string[] | RegExp, re: RegExp): Tester => ({
+  test: (text) => (words instanceof RegExp ? words.test(text) : words.some((w) => text.includes(w))) && re.test(text),
+});
 const rule = (language: string | string[], pattern?: Pattern, negative?: Pattern): HeuristicRule => ({
   languages: Array.isArray(language) ? language : [language],
   matches: (text) => (pattern === undefined || any(pattern)(text)) && (negative === undefined || !any(negative)(text)),
@@ -29,25 +41,25 @@ const not = (p: Pattern) => (text: string) => !any(p)(text);
 
 // Named patterns.
 const CPP = [
-  /^\s*#\s*include <(cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list|unordered_map|unordered_set|(i|o|io)stream)>/m,
-  /^\s*template\s*</m,
-  /^[ \t]*(try|constexpr)/m,
-  /^[ \t]*catch\s*\(/m,
-  /^[ \t]*(class|(using[ \t]+)?namespace)\s+\w+/m,
-  /^[ \t]*(private|public|protected):$/m,
+  guarded(/include <(cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list|unordered_map|unordered_set|(i|o|io)stream)>/, /^\s*#\s*include <(cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list|unordered_map|unordered_set|(i|o|io)stream)>/m),
+  guarded(/template\s*</, /^\s*template\s*</m),
+  guarded(/try|constexpr/, /^[ \t]*(try|constexpr)/m),
+  guarded(/catch\s*\(/, /^[ \t]*catch\s*\(/m),
+  guarded(/(class|namespace)\s+\w/, /^[ \t]*(class|(using[ \t]+)?namespace)\s+\w+/m),
+  guarded(/(private|public|protected):/, /^[ \t]*(private|public|protected):$/m),
   /__has_cpp_attribute|__cplusplus >/m,
   /std::\w+/m,
 ];
-const OBJECTIVE_C = /^\s*(@(interface|class|protocol|property|end|synchronised|selector|implementation)\b|#import\s+.+\.h[">])/m;
+const OBJECTIVE_C = guarded(/@(interface|class|protocol|property|end|synchronised|selector|implementation)\b|#import\s/, /^\s*(@(interface|class|protocol|property|end|synchronised|selector|implementation)\b|#import\s+.+\.h[">])/m);
 const PERL = [
   /\buse\s+(?:strict\b|v?5\b)/m,
-  /^\s*use\s+(?:constant|overload)\b/m,
-  /^\s*(?:\*|(?:our\s*)?@)EXPORT\s*=/m,
-  /^\s*package\s+[^\W\d]\w*(?:::\w+)*\s*(?:[;{]|\sv?\d)/m,
-  /[\s$][^\W\d]\w*(?::\w+)*->[a-zA-Z_[({]/m,
+  guarded(['use'], /^\s*use\s+(?:constant|overload)\b/m),
+  guarded(['EXPORT'], /^\s*(?:\*|(?:our\s*)?@)EXPORT\s*=/m),
+  guarded(['package'], /^\s*package\s+[^\W\d]\w*(?:::\w+)*\s*(?:[;{]|\sv?\d)/m),
+  guarded(['->'], /[\s$][^\W\d]\w*(?::\w+)*->[a-zA-Z_[({]/m),
 ];
-const RAKU = /^\s*(?:use\s+v6\b|\bmodule\b|\b(?:my\s+)?class\b)/m;
-const USE_V6 = /^\s*use\s+v6\b/m;
+const RAKU = guarded(['use', 'module', 'class'], /^\s*(?:use\s+v6\b|\bmodule\b|\b(?:my\s+)?class\b)/m);
+const USE_V6 = guarded(['v6'], /^\s*use\s+v6\b/m);
 const FORTRAN = /^(?:[cC*][^abd-zABD-Z]|      (subroutine|program|end|data)\s|\s*!)/im;
 const JSON_START = /^\s*[{[]/;
 const KEY_EQUALS_VALUE = /^[^#!;][^=]*=/m;
