@@ -1,4 +1,4 @@
-import { baseName, languageOf } from './languages.js';
+import { baseName, fileLanguage } from './languages.js';
 
 /**
  * The import graph of one repository, for the `dependency` ordering.
@@ -364,7 +364,7 @@ const EXTRACTORS: Record<string, Extractor> = {
 export function buildImportGraph(files: readonly SourceFile[], index = new RepoIndex(files)): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of files) {
-    const extract = EXTRACTORS[languageOf(f.path, f.content)];
+    const extract = EXTRACTORS[fileLanguage(f)];
     const deps = extract ? extract(f.path, f.content, index) : [];
     graph.set(f.path, [...new Set(deps)].filter((d) => d !== f.path).sort(comparePaths));
   }

@@ -120,3 +120,13 @@ export function languageOf(path: string, content?: string): string {
 }
 
 const first = (candidates: readonly string[]) => (candidates.length ? [...candidates].sort((a, b) => ORDER.get(a)! - ORDER.get(b)!)[0]! : OTHER_LANGUAGE);
+
+/** Languages of file objects already resolved: a repository's files are named for its mix, its parts and its import graph. */
+const resolved = new WeakMap<object, string>();
+
+/** The language of a file object (path and content), resolved once per object. */
+export function fileLanguage(file: { path: string; content?: string }): string {
+  let lang = resolved.get(file);
+  if (lang === undefined) resolved.set(file, (lang = languageOf(file.path, file.content)));
+  return lang;
+}

@@ -6,7 +6,7 @@ import type { Stage, StageContext } from '../../core/stage.js';
 import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
 import { DEFAULT_FILTERS, type FilterOptions } from './filters.js';
 import { formatRepoDocument } from './format.js';
-import { languageOf, OTHER_LANGUAGE } from './languages.js';
+import { fileLanguage, OTHER_LANGUAGE } from './languages.js';
 import { chooseOrdering, orderFiles, type Ordering, type OrderWeights } from './order.js';
 import { groupRows, readFileRows, type FileRow } from './rows.js';
 import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepoOrFailure, type FileVerdict, type RepoCandidate } from './sources.js';
@@ -210,7 +210,7 @@ type LanguageMix = Record<string, { files: number; bytes: number }>;
 export function languageMix(files: readonly { path: string; bytes: number; content?: string }[]): LanguageMix {
   const mix: LanguageMix = {};
   for (const f of files) {
-    const m = (mix[languageOf(f.path, f.content)] ??= { files: 0, bytes: 0 });
+    const m = (mix[fileLanguage(f)] ??= { files: 0, bytes: 0 });
     m.files++;
     m.bytes += f.bytes;
   }
