@@ -9,15 +9,22 @@
  * serializer's, not the disk's. Prints MB/s of kept source and of written output, per
  * ordering, and the peak RSS.
  *
- *   node dist/scripts/bench-repos.js [--min-mb 200] [--out FILE]
+ *   node dist/scripts/bench-repos.js [--min-mb 200] [--out FILE] [--baseline DIR]
+ *
+ * With --baseline DIR (another checkout, built), each ordering runs with that build's serializer
+ * too, alternating in the same process, and the ratio of this build's MB/s per core to the
+ * baseline's is printed: load on the machine falls on both alike.
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultContext } from '../src/core/stage.js';
 import { writeDocsJsonl } from '../src/io/jsonl.js';
+import { pathToFileURL } from 'node:url';
 import { serializeRepos, type OrderWeights } from '../src/stages/repos/index.js';
+
+type Serialize = typeof serializeRepos;
 
 const ROOTS = [
   'node_modules',
@@ -41,13 +48,13 @@ interface Run {
   filesOut: number;
 }
 
-async function run(inputs: string[], order: OrderWeights, out: string): Promise<Run> {
+async function run(inputs: string[], order: OrderWeights, out: string, serialize: Serialize = serializeRepos): Promise<Run> {
   const ctx = defaultContext({ seed: 1, log: () => {} });
   let keptBytes = 0;
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   async function* counted() {
-    for await (const d of serializeRepos(inputs, { order, layout: 'collection' }, ctx)) {
+    for await (const d of serialize(inputs, { order, layout: 'collection' }, ctx)) {
       keptBytes += d.meta.bytes as number;
       yield d;
     }
@@ -63,7 +70,10 @@ async function run(inputs: string[], order: OrderWeights, out: string): Promise<
 const MB = 1 << 20;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'min-mb': { type: 'string', default: '200' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'min-mb': { type: 'string', default: '200' }, out: { type: 'string' }, baseline: { type: 'string' } } });
+  const baseline = values.baseline
+    ? ((await import(pathToFileURL(resolve(values.baseline, 'dist', 'src', 'stages', 'repos', 'index.js')).href)) as { serializeRepos: Serialize }).serializeRepos
+    : undefined;
   const minBytes = Number(values['min-mb']) * MB;
   const out = values.out ?? join(tmpdir(), `midpack-bench-repos-${process.pid}.jsonl`);
   const roots = ROOTS.filter((r) => existsSync(r));
@@ -82,13 +92,19 @@ async function main(): Promise<void> {
     ['dependency', { dependency: 1 }],
     ['random', { random: 1 }],
   ];
-  for (const [name, order] of orders) {
-    const r = await run(inputs, order, out);
+  const line = (name: string, r: Run) => {
     const mb = r.keptBytes / MB;
     console.log(
       `${name.padEnd(42)} ${mb.toFixed(1)} MB source, ${(r.outBytes / MB).toFixed(1)} MB written: ` +
         `${r.seconds.toFixed(2)} s wall = ${(mb / r.seconds).toFixed(1)} MB/s; ${r.cpuSeconds.toFixed(2)} s CPU = ${(mb / r.cpuSeconds).toFixed(1)} MB/s per core`,
     );
+    return mb / r.cpuSeconds;
+  };
+  for (const [name, order] of orders) {
+    const ours = line(name, await run(inputs, order, out));
+    if (!baseline) continue;
+    const base = line(`  baseline ${values.baseline}`, await run(inputs, order, out, baseline));
+    console.log(`  this build / baseline, MB/s per core: ${(ours / base).toFixed(3)}`);
   }
   rmSync(out, { force: true });
   rmSync(`${out}.manifest.json`, { force: true });

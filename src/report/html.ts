@@ -55,6 +55,7 @@ ${namedSourcesSection(stages)}
 <h2>By kind</h2>${groupTable(r.by_kind, 'by-kind')}
 ${Object.keys(r.by_ordering).length ? `<h2>By repository ordering</h2>${groupTable(r.by_ordering, 'by-ordering')}` : ''}
 ${Object.keys(r.by_language).length ? `<h2>By language</h2>${groupTable(r.by_language, 'by-language')}` : ''}
+${fileLanguagesSection(stages)}
 ${documentSourcesSection(r.by_source)}
 ${accountingSection(manifest)}
 ${stagesSection(stages)}
@@ -198,11 +199,31 @@ function stagesSection(stages: Record<string, StageRecord>): string {
   });
   const details = names
     .map((n) => {
-      const flat = flatten(stages[n]!.stats ?? {}).filter(([k]) => !k.includes('top_segments'));
+      // The languages have their own table (fileLanguagesSection): hundreds of rows would push the other figures out.
+      const flat = flatten(stages[n]!.stats ?? {}).filter(([k]) => !k.includes('top_segments') && !k.startsWith('serialize_repos.by_language.'));
       return flat.length ? `<h3>${escapeHtml(n)}</h3>${table(['figure', 'value'], flat.slice(0, 200), `stage-${n}`)}` : '';
     })
     .join('\n');
   return `<h2>Stages</h2>${table(['stage', 'type', 'in', 'out', 'dropped', 'balanced'], rows, 'stages')}\n${details}`;
+}
+
+/**
+ * Every language found in the repositories' files (Linguist's names), over all repository stages:
+ * files, bytes, and the repositories it is the main language of. The table above files each
+ * document under its main language only; this one lists the rest too, however many.
+ */
+function fileLanguagesSection(stages: Record<string, StageRecord>): string {
+  const total = new Map<string, { documents: number; files: number; bytes: number }>();
+  for (const s of Object.values(stages)) {
+    const byLanguage = (s.stats?.serialize_repos as { by_language?: Record<string, { documents: number; files: number; bytes: number }> } | undefined)?.by_language;
+    for (const [lang, v] of Object.entries(byLanguage ?? {})) {
+      const t = total.get(lang) ?? { documents: 0, files: 0, bytes: 0 };
+      total.set(lang, { documents: t.documents + v.documents, files: t.files + v.files, bytes: t.bytes + v.bytes });
+    }
+  }
+  if (!total.size) return '';
+  const rows = [...total].sort(([a, x], [b, y]) => y.bytes - x.bytes || (a < b ? -1 : 1)).map(([lang, t]) => [lang, num(t.files), num(t.bytes), num(t.documents)]);
+  return `<h2>Languages of repository files (${total.size})</h2>${table(['language', 'files', 'bytes', 'documents (main language)'], rows, 'file-languages')}`;
 }
 
 /** Each stage's and phase's wall and CPU time, documents/s and MB/s (`midpack run`). */

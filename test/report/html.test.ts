@@ -35,6 +35,12 @@ test('report.html of a run: header, Table 13 on the run lengths, a row per named
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
   const { document } = parseHTML(readFileSync(join(out, 'report.html'), 'utf8'));
 
+  // Every language of the repositories' files has a row, by Linguist's name, with its file count.
+  const byLanguage = manifest.stages['code-repos'].stats.serialize_repos.by_language as Record<string, { files: number }>;
+  const langRows = rows(document, 'file-languages');
+  assert.deepEqual(langRows.map(([l]) => l).sort(), Object.keys(byLanguage).sort());
+  for (const [l, files] of langRows) assert.equal(files, byLanguage[l!]!.files.toLocaleString('en-US'));
+  assert.ok(byLanguage.JavaScript && byLanguage.Markdown, Object.keys(byLanguage).join(', '));
   const header = Object.fromEntries(rows(document, 'header').map(([k, v]) => [k, v]));
   assert.match(header.date!, /^\d{4}-\d{2}-\d{2}$/);
   assert.equal(header['midpack version'], JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);

@@ -8,6 +8,8 @@ import { readTexts } from './blob-texts.js';
 
 /** Blobs read at once when a tree is indexed for retrieval (their texts are held until indexed). */
 const INDEX_BATCH = 256;
+/** Ranked files read at once while looking for retrieved files that fit the budget. */
+const FIT_BATCH = 8;
 import { TreeFiles } from './tree-files.js';
 
 /**
@@ -42,6 +44,8 @@ export interface ContextStats {
   touched_over_budget: number;
   /** Contexts where BM25 found no file sharing a term with the description. */
   no_retrieval_hit: number;
+  /** Instance contexts where BM25 found files but none fits the budget the touched files leave. */
+  no_retrieved_fit: number;
   /** Blobs read and indexed for BM25 (the rest came from the cache). */
   /** Tree files scored for retrieval, over all commits (each commit scores its tree; the index of a blob comes from a cache when it can). */
   files_ranked: number;
@@ -68,6 +72,17 @@ function contentCaches(cacheFiles: number, counter: string): ContentCaches {
   return c;
 }
 
+/** How one context is chosen. */
+export interface BuildMode {
+  /**
+   * Retrieved files that fit (pull-request instances): BM25's files are taken best first among
+   * those that fit the budget the touched files leave, passing over the ones that do not, up to
+   * `retrieve`; the related files get what is left. Without it the top `retrieve` files are taken
+   * and the budget is spent in order (history).
+   */
+  fitRetrieved?: boolean;
+}
+
 export interface BuiltContext {
   files: RepoFile[];
   why: { path: string; why: ContextWhy }[];
@@ -80,7 +95,7 @@ interface TreeEntry {
 }
 
 export class ContextBuilder {
-  readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, files_ranked: 0 };
+  readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, no_retrieved_fit: 0, files_ranked: 0 };
   private readonly terms: TermCache;
   /** Term counts of paths: a path recurs in every commit's tree, its terms need not be split again. */
   private readonly paths: TermCache;
@@ -97,11 +112,14 @@ export class ContextBuilder {
   }
 
   /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
-  async build(dir: string, cat: CatFile, tree: string, touched: readonly (RepoFile & { sha?: string })[], description: string, rng: Rng): Promise<BuiltContext> {
+  async build(dir: string, cat: CatFile, tree: string, touched: readonly (RepoFile & { sha?: string })[], description: string, rng: Rng, mode: BuildMode = {}): Promise<BuiltContext> {
     const o = this.options;
     const touchedPaths = new Set(touched.map((f) => f.path));
     const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
-    const retrieved = await this.retrieve(cat, entries, description);
+    const fit = mode.fitRetrieved && o.contextTokens > 0 && this.countTokens !== undefined;
+    const { files: retrieved, leftOut } = fit
+      ? await this.retrieveFitting(cat, entries, description, o.contextTokens - touched.reduce((s, f) => s + this.tokensOf(f, f.sha), 0))
+      : { files: await this.retrieve(cat, entries, description), leftOut: 0 };
     const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
     const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
     const chosen: { file: RepoFile; why: ContextWhy; sha?: string }[] = [
@@ -112,7 +130,7 @@ export class ContextBuilder {
     const kept = this.withinBudget(chosen);
     const shuffled = rng.shuffle(kept);
     for (const c of shuffled) this.stats.files[c.why]++;
-    return { files: shuffled.map((c) => ({ path: c.file.path, content: c.file.content })), why: shuffled.map((c) => ({ path: c.file.path, why: c.why })), leftOut: chosen.length - kept.length };
+    return { files: shuffled.map((c) => ({ path: c.file.path, content: c.file.content })), why: shuffled.map((c) => ({ path: c.file.path, why: c.why })), leftOut: chosen.length - kept.length + leftOut };
   }
 
   /**
@@ -143,7 +161,40 @@ export class ContextBuilder {
 
   /** The BM25 best `retrieve` files for the description, read from the tree. */
   private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string): Promise<(RepoFile & { sha: string })[]> {
-    if (this.options.retrieve <= 0 || entries.length === 0) return [];
+    return this.readFiles(cat, await this.rank(cat, entries, description, this.options.retrieve));
+  }
+
+  /**
+   * The best `retrieve` files by BM25 among those that fit in `room` tokens together, best first:
+   * a file that does not fit in what is left is passed over, so a large best match does not leave
+   * the context to the noise. Files are read in rank order, a batch at a time; one whose token
+   * count is cached and too large is passed over unread. `leftOut` counts the top `retrieve`
+   * files not taken, as the budget in order would count them.
+   */
+  private async retrieveFitting(cat: CatFile, entries: readonly TreeEntry[], description: string, room: number): Promise<{ files: (RepoFile & { sha: string })[]; leftOut: number }> {
+    const n = this.options.retrieve;
+    const ranked = await this.rank(cat, entries, description, Number.POSITIVE_INFINITY);
+    const files: (RepoFile & { sha: string })[] = [];
+    // A file costs at least its path line and separators (3 tokens): with less room none fits.
+    for (let at = room >= 3 ? 0 : ranked.length; files.length < n && at < ranked.length; ) {
+      const batch = ranked.slice(at, (at += FIT_BATCH)).filter((e) => (this.tokens.get(`${e.sha}\0${e.path}`) ?? 0) <= room);
+      for (const f of await this.readFiles(cat, batch)) {
+        const cost = this.tokensOf(f, f.sha);
+        if (files.length === n || cost > room) continue;
+        files.push(f);
+        room -= cost;
+      }
+    }
+    const taken = new Set(files.map((f) => f.path));
+    const leftOut = ranked.slice(0, n).filter((e) => !taken.has(e.path)).length;
+    this.stats.left_out.retrieved += leftOut;
+    if (ranked.length > 0 && files.length === 0) this.stats.no_retrieved_fit++;
+    return { files, leftOut };
+  }
+
+  /** The tree's entries with the `n` highest BM25 scores for the description (score > 0), best first. */
+  private async rank(cat: CatFile, entries: readonly TreeEntry[], description: string, n: number): Promise<TreeEntry[]> {
+    if (n <= 0 || entries.length === 0) return [];
     // The tree's term counts from the cache first (indexing the others may evict some), then the
     // blobs not indexed yet, read in batches: a round trip per batch, not per blob (a cold cache indexes a whole tree).
     const known = new Map<string, TermCounts | null>();
@@ -168,9 +219,9 @@ export class ContextBuilder {
       // The path is part of the document (SWE-bench's retrieval indexes it with the content).
       if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
     }
-    const best = rankBm25(description, docs, this.options.retrieve);
+    const best = rankBm25(description, docs, n);
     if (best.length === 0) this.stats.no_retrieval_hit++;
-    return this.readFiles(cat, best.map((b) => b.item));
+    return best.map((b) => b.item);
   }
 
   /** The entries that are text, with their contents, read in one request. */

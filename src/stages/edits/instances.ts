@@ -103,7 +103,8 @@ async function instanceUnit(r: Record<string, unknown>, label: string, opts: Ins
   const hints = opts.withHints && typeof r.hints_text === 'string' && r.hints_text.trim() ? `\n\nHints:\n${r.hints_text.trim()}` : '';
   const description = r.problem_statement.trim() + hints;
   const touched = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before! }));
-  const ctx = await context.build(dir, cat, base, touched, r.problem_statement, new Rng(seed, 'edits-instance', id));
+  // The retrieved files that fit go in before the noise: a large best match does not leave the sample to localize against noise alone.
+  const ctx = await context.build(dir, cat, base, touched, r.problem_statement, new Rng(seed, 'edits-instance', id), { fitRetrieved: true });
   const meta = { instance_id: id, base_commit: base, context: ctx.why, context_left_out: ctx.leftOut };
   return { label, changeSets: [{ sourceId: id, repo, description, changes, context: ctx.files, meta }] };
 }

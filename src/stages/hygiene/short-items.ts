@@ -9,10 +9,15 @@ import { forEachToken, mix32 } from './tokens.js';
  *
  * - a line with the lines indented deeper under it (a statement, a function, a block),
  * - the lines indented deeper under a line (a function's or a block's body),
- * - a line alone.
+ * - a line alone,
+ * - a run of whole lines between blank lines (a paragraph), wherever it stands: statements
+ *   pasted between two statements of a block, a solution inside a docstring or a string, at any
+ *   indentation; and the same run without a first or last line made only of quotes (`"""`),
  *
- * Indentation is read relative to the line above, so a copy indented by 2 or 8 spaces has the
- * same units. Each unit costs O(1) through prefix hashes of the token sequence.
+ * in the text with comments blanked and again in its comments alone (the comment markers `#`,
+ * `//`, `/*`, `*` and `*\/` taken out, the code lines blank), so commented-out code is matched
+ * too. Indentation is read relative to the line above, so a copy indented by 2 or 8 spaces or by
+ * tabs has the same units. Each unit costs O(1) through prefix hashes of the token sequence.
  *
  * An item of fewer than SHORT_ITEM_MIN_TOKENS tokens (`return x + y`, `return len(string)`)
  * is ordinary code that clean files hold too: it is not matched and is counted as
@@ -105,34 +110,71 @@ export class ShortItemIndex {
     return true;
   }
 
-  /** Every whole unit of the text that is a short item, once per item. */
+  /** Every whole unit of the text (in its code and in its comments) that is a short item, once per item. */
   find(text: string): ShortHit[] {
     if (this.keys.size === 0) return [];
-    const t = tokensOf(text);
     const hits = new Map<number, ShortHit>();
-    forEachUnit(text, t, (a, b) => {
-      if (b - a < SHORT_ITEM_MIN_TOKENS) return;
-      const item = this.keys.get(rangeKey(t, a, b));
-      if (item !== undefined && !hits.has(item)) hits.set(item, { item, start: t.starts[a]!, end: t.ends[b - 1]! });
-    });
+    const comments = commentText(text);
+    for (const [view, bounds] of comments === undefined ? [[blankComments(text), text]] : [[blankComments(text), text], [blankComments(comments), comments]]) {
+      const t = tokensOf(view);
+      forEachUnit(view, bounds, t, (a, b) => {
+        if (b - a < SHORT_ITEM_MIN_TOKENS) return;
+        const item = this.keys.get(rangeKey(t, a, b));
+        if (item !== undefined && !hits.has(item)) hits.set(item, { item, start: t.starts[a]!, end: t.ends[b - 1]! });
+      });
+    }
     return [...hits.values()];
   }
 }
 
-/** Visits the token ranges [a, b) of the units of the text (see the file header). */
-function forEachUnit(text: string, t: Tokens, visit: (a: number, b: number) => void): void {
-  // The lines that hold tokens: their indentation and first and last token.
-  const lines: { indent: number; first: number; last: number }[] = [];
+const COMMENT_LINE = /^([ \t]*)(#+|\/\/+|\/\*+|\*+\/?)/;
+
+/**
+ * The text of the comments alone, at the same offsets: a comment line's marker (`#`, `//`,
+ * `/*`, a leading `*`) and a closing `*\/` become spaces, the lines of a `/* *\/` block keep
+ * their text, every other line is blanked. Undefined when the text has no comment line.
+ */
+export function commentText(text: string): string | undefined {
+  let any = false;
+  let inBlock = false;
+  const out = text.split('\n').map((line) => {
+    const m = COMMENT_LINE.exec(line);
+    const keep = inBlock || m !== null;
+    if (m?.[2]!.startsWith('/*')) inBlock = true;
+    if (inBlock && line.includes('*/')) inBlock = line.lastIndexOf('/*') > line.lastIndexOf('*/');
+    if (!keep) return ' '.repeat(line.length);
+    any = true;
+    const body = m ? m[1]! + ' '.repeat(m[2]!.length) + line.slice(m[0].length) : line;
+    return body.replace(/\*\//g, '  ');
+  });
+  return any ? out.join('\n') : undefined;
+}
+
+interface Line {
+  indent: number;
+  first: number;
+  last: number;
+}
+
+/** The lines that hold tokens: their indentation and first and last token. */
+function tokenLines(view: string, t: Tokens): Line[] {
+  const lines: Line[] = [];
   let k = 0;
   const n = t.starts.length;
   while (k < n) {
-    const lineStart = text.lastIndexOf('\n', t.starts[k]! - 1) + 1;
-    const lineEnd = text.indexOf('\n', t.starts[k]!);
-    const end = lineEnd < 0 ? text.length : lineEnd;
+    const lineStart = view.lastIndexOf('\n', t.starts[k]! - 1) + 1;
+    const lineEnd = view.indexOf('\n', t.starts[k]!);
+    const end = lineEnd < 0 ? view.length : lineEnd;
     const first = k;
     while (k < n && t.starts[k]! < end) k++;
     lines.push({ indent: t.starts[first]! - lineStart, first, last: k });
   }
+  return lines;
+}
+
+/** Visits the token ranges [a, b) of the units of the text (see the file header); `bounds` tells blank lines (the text before comments were blanked). */
+function forEachUnit(view: string, bounds: string, t: Tokens, visit: (a: number, b: number) => void): void {
+  const lines = tokenLines(view, t);
   for (let i = 0; i < lines.length; i++) {
     const { indent, first, last } = lines[i]!;
     visit(first, last);
@@ -142,5 +184,24 @@ function forEachUnit(text: string, t: Tokens, visit: (a: number, b: number) => v
       visit(first, lines[j - 1]!.last); // the line and its block
       visit(lines[i + 1]!.first, lines[j - 1]!.last); // the block alone
     }
+  }
+  forEachParagraph(view, bounds, t, lines, visit);
+}
+
+const QUOTES_ONLY = /^[\s"'`]*$/;
+
+/** Visits each run of token lines between blank lines of `bounds`, and the run without a first or last line of quotes alone. */
+function forEachParagraph(view: string, bounds: string, t: Tokens, lines: readonly Line[], visit: (a: number, b: number) => void): void {
+  const quotesOnly = (l: Line) => QUOTES_ONLY.test(view.slice(t.starts[l.first]!, t.ends[l.last - 1]!));
+  const blankBetween = (a: Line, b: Line) => /\n[ \t\r\f\v]*\n/.test(bounds.slice(t.ends[a.last - 1]!, t.starts[b.first]!));
+  for (let i = 0; i < lines.length; ) {
+    let j = i + 1;
+    while (j < lines.length && !blankBetween(lines[j - 1]!, lines[j]!)) j++;
+    let [from, to] = [i, j - 1];
+    visit(lines[from]!.first, lines[to]!.last);
+    if (from < to && quotesOnly(lines[from]!)) from++;
+    if (from < to && quotesOnly(lines[to]!)) to--;
+    if (from !== i || to !== j - 1) visit(lines[from]!.first, lines[to]!.last);
+    i = j;
   }
 }

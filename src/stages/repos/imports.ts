@@ -1,4 +1,4 @@
-import { baseName, languageOf } from './languages.js';
+import { baseName, fileLanguage } from './languages.js';
 
 /**
  * The import graph of one repository, for the `dependency` ordering.
@@ -343,26 +343,28 @@ function cIncludes(path: string, content: string, index: RepoIndex): string[] {
 
 type Extractor = (path: string, content: string, index: RepoIndex) => string[];
 
+/** By Linguist language name (languages.ts); a language without an extractor orders alphabetically. */
 const EXTRACTORS: Record<string, Extractor> = {
-  python: pythonImports,
-  javascript: jsImports,
-  typescript: jsImports,
-  vue: jsImports,
-  svelte: jsImports,
-  go: goImports,
-  rust: rustImports,
-  java: javaImports,
-  c: cIncludes,
-  cpp: cIncludes,
-  'objective-c': cIncludes,
-  'objective-cpp': cIncludes,
+  Python: pythonImports,
+  JavaScript: jsImports,
+  TypeScript: jsImports,
+  TSX: jsImports,
+  Vue: jsImports,
+  Svelte: jsImports,
+  Go: goImports,
+  Rust: rustImports,
+  Java: javaImports,
+  C: cIncludes,
+  'C++': cIncludes,
+  'Objective-C': cIncludes,
+  'Objective-C++': cIncludes,
 };
 
 /** For each file, the repository files it imports: deduplicated, sorted, never itself. */
 export function buildImportGraph(files: readonly SourceFile[], index = new RepoIndex(files)): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of files) {
-    const extract = EXTRACTORS[languageOf(f.path)];
+    const extract = EXTRACTORS[fileLanguage(f)];
     const deps = extract ? extract(f.path, f.content, index) : [];
     graph.set(f.path, [...new Set(deps)].filter((d) => d !== f.path).sort(comparePaths));
   }

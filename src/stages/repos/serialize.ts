@@ -6,7 +6,7 @@ import type { Stage, StageContext } from '../../core/stage.js';
 import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
 import { DEFAULT_FILTERS, type FilterOptions } from './filters.js';
 import { formatRepoDocument } from './format.js';
-import { languageOf } from './languages.js';
+import { fileLanguage, OTHER_LANGUAGE } from './languages.js';
 import { chooseOrdering, orderFiles, type Ordering, type OrderWeights } from './order.js';
 import { groupRows, readFileRows, type FileRow } from './rows.js';
 import { dropped, isGitCheckout, judgeText, readFolderRepo, readGitRepoOrFailure, type FileVerdict, type RepoCandidate } from './sources.js';
@@ -206,10 +206,11 @@ function drawLayout<F extends { path: string; content: string }>(repo: string, k
 
 type LanguageMix = Record<string, { files: number; bytes: number }>;
 
-export function languageMix(files: readonly { path: string; bytes: number }[]): LanguageMix {
+/** Files and bytes by Linguist language (the content resolves shebangs and shared extensions). */
+export function languageMix(files: readonly { path: string; bytes: number; content?: string }[]): LanguageMix {
   const mix: LanguageMix = {};
   for (const f of files) {
-    const m = (mix[languageOf(f.path)] ??= { files: 0, bytes: 0 });
+    const m = (mix[fileLanguage(f)] ??= { files: 0, bytes: 0 });
     m.files++;
     m.bytes += f.bytes;
   }
@@ -218,7 +219,7 @@ export function languageMix(files: readonly { path: string; bytes: number }[]): 
 
 /** The language with the most bytes (ties alphabetical): how the report files a repository. */
 export function mainLanguage(mix: LanguageMix): string {
-  let best = 'other';
+  let best = OTHER_LANGUAGE;
   let most = -1;
   for (const [lang, { bytes }] of Object.entries(mix)) if (bytes > most) [best, most] = [lang, bytes];
   return best;

@@ -15,6 +15,9 @@ import { fromArray } from '../../../src/core/stage.js';
 import { ownedBy } from '../../../src/core/ranks.js';
 import { slow } from '../../helpers/tiers.js';
 import { instancesFromHistory, isTest } from '../../helpers/instances.js';
+import { decodeText } from '../../../src/stages/fim/text.js';
+import { rankBm25, termCounts } from '../../../src/stages/edits/retrieve.js';
+import { loadTokenizer } from '../../../src/tokenize/tokenizer.js';
 
 /**
  * Pull-request instances made from a real history (midpack's own web extractor, 40 commits with
@@ -179,6 +182,69 @@ test('instances: the same samples, byte for byte, from one rank or two, and from
     const ranks = await Promise.all([0, 1].map((r) => run(ownedBy({ rank: r, worldSize: 2 })!)));
     assert.ok(ranks[0]!.length > 0 && ranks[1]!.length > 0, 'both ranks have instances');
     assert.deepEqual([...ranks[0]!, ...ranks[1]!].sort(), [...one].sort());
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+/** The base tree's regular text files within the size limit, in ls-tree's order, with their contents. */
+function baseTextFiles(clone: string, base: string, blobs: Map<string, string | undefined>): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const line of git(clone, 'ls-tree', '-r', '-l', '-z', base).split('\0')) {
+    const m = /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
+    if (!m || Number(m[2]) > 256 * 1024) continue;
+    if (!blobs.has(m[1]!)) blobs.set(m[1]!, decodeText(execFileSync('git', ['cat-file', 'blob', m[1]!], { cwd: clone, maxBuffer: 1 << 28 })));
+    const text = blobs.get(m[1]!);
+    if (text !== undefined) out.push({ path: m[3]!, text });
+  }
+  return out;
+}
+
+test('a budget too small for the best BM25 files: each instance takes the best-ranked files that fit, before the noise; none only when none fits (no_retrieved_fit)', slow, async () => {
+  const { root, repos, clone, rows, file } = setup();
+  try {
+    const budget = 8000;
+    const ctx = defaultContext({ seed: 3, workDir: join(root, 'work') });
+    const docs = await collect(editsSource([file], resolveEditsOptions({ repos, formats: 'diff', contextTokens: budget }), ctx));
+    assert.equal(docs.length, rows.length);
+    // A context file's tokens in the repository format (`<|file_sep|>path\ncontent\n`), in the packing tokenizer.
+    const tokenizer = await loadTokenizer('qwen3', 'auto');
+    const cost = (path: string, text: string) => tokenizer.encodePlain(`${path}\n${text}`).length + 2;
+    const byId = new Map(rows.map((r) => [r.instance_id, r]));
+    const blobs = new Map<string, string | undefined>();
+    let [withRoom, forced, none] = [0, 0, 0];
+    for (const doc of docs) {
+      const row = byId.get(doc.meta.instance_id as string)!;
+      const context = doc.meta.context as { path: string; why: string }[];
+      const tree = baseTextFiles(clone, row.base_commit, blobs);
+      const touched = new Set(context.filter((c) => c.why === 'touched').map((c) => c.path));
+      let room = budget - tree.filter((f) => touched.has(f.path)).reduce((s, f) => s + cost(f.path, f.text), 0);
+      const others = tree.filter((f) => !touched.has(f.path));
+      const retrieved = context.filter((c) => c.why === 'retrieved').map((c) => c.path);
+      // The must: an instance with a file that fits beside its touched files has a retrieved file.
+      if (others.some((f) => cost(f.path, f.text) <= room)) {
+        withRoom++;
+        assert.ok(retrieved.length >= 1, `${row.instance_id}: a file fits in ${room} tokens, yet no retrieved file`);
+      }
+      // Exactly the greedy choice down BM25's ranking: the best files that fit in what is left, up to --retrieve (3).
+      const ranked = rankBm25(row.problem_statement, others.map((f) => ({ item: f, terms: termCounts(f.text), pathTerms: termCounts(f.path) })), others.length);
+      const expected: string[] = [];
+      for (const { item } of ranked) {
+        const c = cost(item.path, item.text);
+        if (expected.length < 3 && c <= room) [room, expected[expected.length]] = [room - c, item.path];
+      }
+      assert.deepEqual([...retrieved].sort(), [...expected].sort(), `${row.instance_id}: the retrieved files`);
+      if (expected.length && expected[0] !== ranked[0]!.item.path) forced++;
+      if (!expected.length) none++;
+      // Related files only in the budget the retrieved files leave.
+      const related = others.filter((f) => context.some((c) => c.path === f.path && c.why === 'related'));
+      assert.ok(related.reduce((s, f) => s + cost(f.path, f.text), 0) <= Math.max(0, room), `${row.instance_id}: related files within the budget left`);
+    }
+    const stats = ctx.stats.edits as { context: { no_retrieved_fit: number } };
+    assert.equal(stats.context.no_retrieved_fit, none, 'no_retrieved_fit counts the instances without a retrieved file');
+    assert.ok(forced >= 5, `${forced} instances whose best BM25 file did not fit took a lower-ranked one`);
+    assert.ok(withRoom >= forced && none >= 1, `${withRoom} instances with room, ${none} with none`);
+    process.stderr.write(`budget ${budget}: ${docs.length} instances, ${withRoom} with room for a file, ${forced} took a lower-ranked file, ${none} no_retrieved_fit\n`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -59,8 +59,8 @@ test('a folder of repositories: node_modules as a collection, per-repository met
   assert.deepEqual(names, [...names].sort(), 'repositories in sorted folder order');
   const yaml = docs.find((d) => d.meta.repo === 'yaml')!;
   assert.equal(yaml.source, 'yaml');
-  assert.ok((yaml.meta.languages as Record<string, number>).javascript! > 10);
-  assert.equal(yaml.meta.language, 'javascript');
+  assert.ok((yaml.meta.languages as Record<string, number>).JavaScript! > 10);
+  assert.equal(yaml.meta.language, 'JavaScript', "Linguist's name");
   const ledger = ctx.ledger.toJSON();
   assert.ok(ledger.dropped.vendored! > 0, 'nested node_modules are vendored');
   assert.ok(ledger.dropped.generated! > 0, 'source maps and generated parsers are dropped');

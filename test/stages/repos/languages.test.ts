@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as linguist from 'linguist-languages';
+import { languageOf, LINGUIST_LANGUAGE_COUNT } from '../../../src/stages/repos/languages.js';
+import { pathFilter } from '../../../src/stages/repos/filters.js';
+import { repoRoot } from '../../helpers/paths.js';
+
+/**
+ * Expected languages from real GitHub Linguist (7.22.1, Debian's ruby-github-linguist), checked in
+ * as test/fixtures/linguist/expected.json: a mixed fixture of 64 files in 60 languages (the shared
+ * extensions .h as C, C++ and Objective-C, .m as Objective-C and MATLAB, .pl as Perl and Prolog,
+ * .v as Verilog and Coq; shebangs; Makefile, Dockerfile, CMakeLists.txt), and the files of
+ * data-samples/repos that Linguist counts. Linguist 9 renamed Coq to Rocq Prover (the data we use).
+ */
+const FIXTURES = join(repoRoot, 'test', 'fixtures', 'linguist');
+const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as { mixed: Record<string, string>; samples: Record<string, string> };
+const RENAMED: Record<string, string> = { Coq: 'Rocq Prover' };
+
+test('the mixed fixture: each file has the language real Linguist gives, shared extensions (.h, .m, .pl, .v) and shebangs included', () => {
+  const langs = new Set(Object.values(expected.mixed));
+  assert.ok(langs.size >= 40, `${langs.size} languages`);
+  for (const ext of ['.h', '.m', '.pl', '.v']) assert.ok(new Set(Object.entries(expected.mixed).filter(([p]) => p.endsWith(ext)).map(([, l]) => l)).size >= 2, `${ext} is shared`);
+  const wrong: string[] = [];
+  for (const [path, lang] of Object.entries(expected.mixed)) {
+    const got = languageOf(path, readFileSync(join(FIXTURES, 'mixed', path), 'utf8'));
+    if (got !== (RENAMED[lang] ?? lang)) wrong.push(`${path}: ${got}, Linguist ${lang}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('the sample repositories: each file Linguist counts has its language', () => {
+  assert.ok(Object.keys(expected.samples).length >= 70);
+  const wrong: string[] = [];
+  for (const [path, lang] of Object.entries(expected.samples)) {
+    const got = languageOf(path, readFileSync(join(repoRoot, 'data-samples', 'repos', path), 'utf8'));
+    if (got !== lang) wrong.push(`${path}: ${got}, Linguist ${lang}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test("every extension only one language of Linguist's data holds names that language, from the path alone and with content", () => {
+  const all = Object.values(linguist as unknown as Record<string, { name: string; extensions?: string[] }>);
+  assert.equal(LINGUIST_LANGUAGE_COUNT, all.length);
+  assert.ok(all.length >= 370, `${all.length} languages`);
+  const holders = new Map<string, Set<string>>();
+  for (const l of all) for (const e of l.extensions ?? []) holders.set(e.toLowerCase(), (holders.get(e.toLowerCase()) ?? new Set()).add(l.name));
+  let checked = 0;
+  for (const [ext, names] of holders) {
+    if (names.size !== 1) continue;
+    // A longer extension ending the same way decides first only for names that end in it: `x.ext` has just this one.
+    const [name] = names;
+    assert.equal(languageOf(`src/x${ext}`), name, ext);
+    assert.equal(languageOf(`src/x${ext}`, 'x\n'), name, ext);
+    checked++;
+  }
+  assert.ok(checked >= 900, `${checked} extensions`);
+});
+
+test("Linguist's vendored and generated paths are filtered by reason; a project's own files stay", () => {
+  const cases: [string, string | undefined][] = [
+    ['third_party/zlib/inflate.c', 'vendored'],
+    ['web/static/jquery-3.6.0.js', 'vendored'],
+    ['web/static/jquery.min.js', 'generated'], // midpack's own minified rule decides first
+    ['configure', 'vendored'],
+    ['gradlew', 'vendored'],
+    ['lib/Vendor/x.php', 'vendored'],
+    ['ios/Pods/Alamofire/Source.swift', 'vendored'], // midpack's Pods folder rule decides first
+    ['.idea/workspace.xml', 'generated'],
+    ['app.js.map', 'generated'],
+    ['Base.lproj/Main.nib', 'generated'],
+    ['src/main.c', undefined],
+    ['src/vendored.py', undefined],
+    ['.github/workflows/ci.yml', undefined],
+    ['types/index.d.ts', undefined],
+  ];
+  for (const [path, reason] of cases) assert.equal(pathFilter(path), reason, path);
+});
