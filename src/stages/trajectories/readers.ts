@@ -28,6 +28,12 @@ import {
  * The scaffolds' own files (mini-SWE-agent, OpenHands, Claude Code, Qwen Code, Terminus) are read
  * in scaffolds/, with the helpers exported here; detect.ts picks the reader by content.
  */
+/** One line of a session file (a JSONL whose lines together are one trajectory: scaffolds/session.ts). */
+export interface SessionRecord {
+  lineNo: number;
+  value: unknown;
+}
+
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 
 export function fail(reason: string, message: string): never {
