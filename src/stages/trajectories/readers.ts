@@ -132,6 +132,12 @@ export function assistantMessage(content: string, calls: ToolCall[], reasoning?:
   return m;
 }
 
+/** The message with `nullContent` when the input's content was null (OpenAI's tool-call messages). */
+export function keepNull(m: Message, raw: unknown): Message {
+  if (raw === null) m.nullContent = true;
+  return m;
+}
+
 /** An OpenAI chat-format row. */
 export function readOpenaiRow(value: unknown, source: string): Trajectory {
   const row = asObject(value, source);
@@ -149,10 +155,10 @@ export function readOpenaiRow(value: unknown, source: string): Trajectory {
     }
     if (r !== 'assistant') return { role: r, content };
     const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : undefined;
-    if (m.tool_calls === undefined || m.tool_calls === null) return assistantMessage(content, [], reasoning);
+    if (m.tool_calls === undefined || m.tool_calls === null) return keepNull(assistantMessage(content, [], reasoning), m.content);
     const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
     matcher.addCalls(ids);
-    return assistantMessage(content, calls, reasoning);
+    return keepNull(assistantMessage(content, calls, reasoning), m.content);
   });
   return finish(source, 'openai', messages, readTools(row.tools, source), false, rowFacts(row));
 }
