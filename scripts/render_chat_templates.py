@@ -23,13 +23,6 @@ import sys
 
 from transformers import PreTrainedTokenizerFast
 
-DATE = datetime.datetime(2024, 7, 26)
-
-
-def strftime_now(fmt):
-    return DATE.strftime(fmt)
-
-
 def with_json_arguments(row):
     row = copy.deepcopy(row)
     for m in row["messages"]:
@@ -46,7 +39,9 @@ def main():
     ap.add_argument("--tokenizer", required=True, help="a tokenizer.json with no special-token settings (midpack's Qwen3)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--text-prefix", default="stress")
+    ap.add_argument("--date", default="2024-07-26", help="the date strftime_now answers for (midpack's --template-date)")
     a = ap.parse_args()
+    date = datetime.datetime.strptime(a.date, "%Y-%m-%d")
     settings = json.load(open(a.settings, encoding="utf-8"))
     rows = [json.loads(line) for line in open(a.rows, encoding="utf-8") if line.strip()]
     tok = PreTrainedTokenizerFast(tokenizer_file=a.tokenizer)
@@ -61,7 +56,7 @@ def main():
             try:
                 text = tok.apply_chat_template(
                     row["messages"], tools=row["tools"], tokenize=False, add_generation_prompt=False,
-                    chat_template=template, strftime_now=strftime_now, **kwargs)
+                    chat_template=template, strftime_now=lambda f: date.strftime(f), **kwargs)
             except Exception as e:  # the template's own raise_exception, or a Jinja error
                 results[r["key"]] = {"error": str(e)}
                 continue

@@ -1,6 +1,6 @@
 import type { Span } from '../../../doc/document.js';
 import type { LossOn, Rendered } from '../chatml.js';
-import { TrajectoryError, type Trajectory } from '../model.js';
+import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
 import { templateFailure } from './engine.js';
 import { align, boundaryStarts, commonPrefix, dropped, finish, rowRenderer, skeleton, stripMarks, toReal, type ChatTemplate, type DropReason, type JinjaRenderOptions, type JinjaSample, type RowRenderer, type Skeleton } from './mask.js';
 import type { ChatRow } from './row.js';
@@ -105,6 +105,8 @@ function trainedTurns(row: ChatRow, lossOn: LossOn): number[] {
 function chains(rr: RowRenderer, lossOn: LossOn, whole: string): Chain[] {
   const out: Chain[] = [];
   for (const i of trainedTurns(rr.row, lossOn)) {
+    // transformers renders no empty conversation: a first message from the assistant has no context to be generated in
+    if (i === 0) throw new TrajectoryError(REASONS.templateError, `${rr.where}: the first message is the assistant's: no conversation before it to render`);
     const { G, T } = contextAndTurn(rr.row, i, rr.render);
     if (T === undefined) throw rr.unmapped(`assistant message ${i}: its text is not the end of the template's render up to it`);
     const text = G + T;

@@ -1,0 +1,236 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Doc } from '../../../src/doc/document.js';
+import { collect, defaultContext } from '../../../src/core/stage.js';
+import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
+import { encodeForPacking } from '../../../src/tokenize/encode.js';
+import { resolveTrajectoriesOptions, trajectoriesSource } from '../../../src/stages/trajectories/index.js';
+import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
+import { toOpenaiRow } from '../../../src/stages/trajectories/export.js';
+import { readRecord } from '../../../src/stages/trajectories/detect.js';
+import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
+import { sharedDir } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
+import { jsonlFile, runSource, tmp } from './helpers.js';
+
+/**
+ * `--turns faithful` against transformers: test/fixtures/trajectories/chat-templates/faithful.json
+ * holds, for every shared template, every row (the shared scaffold samples and the stress rows)
+ * and every assistant message i, apply_chat_template(messages[:i], add_generation_prompt=True)
+ * followed by the turn's own text, derived by scripts/render_faithful_turns.py from transformers'
+ * renders alone.
+ */
+const TEMPLATES_DIR = join(sharedDir, 'data', 'chat-templates');
+type Turn = { message: number; start: number; bytes: number; sha256: string; text?: string };
+const faithful = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'faithful.json'), 'utf8')) as Record<string, Record<string, { turns: Turn[] } | { error: string }>>;
+const settings = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'settings.json'), 'utf8')) as Record<string, { bos_token?: string; eos_token?: string; json_arguments?: boolean }>;
+const TEMPLATE_FILES = Object.keys(faithful).sort();
+
+async function renderAll(file: string, turns: string, inputs = DEFAULT_ROW_INPUTS) {
+  const s = settings[file] ?? {};
+  const raw: Record<string, unknown> = { chatTemplates: [join(TEMPLATES_DIR, file)], requireTermination: false, requireValidCalls: false, turns };
+  if (s.bos_token) raw.bosToken = s.bos_token;
+  if (s.eos_token) raw.eosToken = s.eos_token;
+  if (s.json_arguments) raw.jsonArguments = [file];
+  const ctx = defaultContext({ log: () => {} });
+  const docs = await collect(trajectoriesSource(inputs, resolveTrajectoriesOptions(raw), ctx));
+  return { docs, ledger: ctx.ledger.toJSON(), balanced: ctx.ledger.balanced(), stats: ctx.stats.trajectories as Record<string, any> };
+}
+
+async function keysBySource(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
+  return out;
+}
+
+/** Each document's held turns in order: the text up to the turn's end, and where the turn starts. */
+function heldTurns(docs: Doc[]): { text: string; start: number }[] {
+  return docs.flatMap((d) => (d.meta.turn_spans as [number, number][]).map(([s, e]) => ({ text: d.text.slice(0, e), start: s })));
+}
+
+const bySource = (docs: Doc[]) => {
+  const m = new Map<string, Doc[]>();
+  for (const d of docs) m.set(d.source, [...(m.get(d.source) ?? []), d]);
+  return m;
+};
+
+test("turns faithful: every turn of every shared template and row is transformers' generation prompt of the messages before it followed by the turn", slow, async () => {
+  const keys = await keysBySource();
+  let compared = 0;
+  for (const file of TEMPLATE_FILES) {
+    const { docs, balanced, ledger } = await renderAll(file, 'faithful');
+    assert.equal(balanced, true, file);
+    const want = faithful[file]!;
+    const groups = bySource(docs);
+    for (const [source, group] of groups) {
+      const w = want[keys.get(source)!]!;
+      assert.ok(!('error' in w), `${file}: ${source} written, but transformers raised: ${JSON.stringify(w)}`);
+      const got = heldTurns(group);
+      assert.equal(got.length, w.turns.length, `${file} ${source}: turns`);
+      got.forEach((g, k) => {
+        const e = w.turns[k]!;
+        if (e.text !== undefined) assert.equal(g.text, e.text, `${file} ${source}: turn ${k}`);
+        const bytes = Buffer.from(g.text, 'utf8');
+        assert.equal(bytes.length, e.bytes, `${file} ${source}: turn ${k} length`);
+        assert.equal(createHash('sha256').update(bytes).digest('hex'), e.sha256, `${file} ${source}: turn ${k} bytes`);
+        assert.equal([...g.text.slice(0, g.start)].length, e.start, `${file} ${source}: turn ${k} starts after its generation prompt`);
+        compared++;
+      });
+    }
+    const raised = Object.values(want).filter((w) => 'error' in w).length;
+    assert.equal(groups.size + raised, Object.keys(want).length, `${file}: ${JSON.stringify(ledger.dropped)}`);
+  }
+  assert.ok(compared > 13 * 300, `turns compared: ${compared}`);
+});
+
+/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
+function trainedChars(tok: MidTokenizer, doc: Doc): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
+  const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
+  if ('error' in r) assert.fail(r.error);
+  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
+  const out = new Uint8Array(doc.text.length);
+  const tokenStart = new Int32Array(doc.text.length);
+  const tokenEnd = new Int32Array(doc.text.length);
+  let pos = 0;
+  for (let i = 0; i < ids.length - 1; ) {
+    let j = i + 1;
+    let piece = tok.decode([ids[i]!]);
+    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
+    assert.ok(doc.text.startsWith(piece, pos), `token ${i} decodes to ${JSON.stringify(piece)}`);
+    out.fill(mask[i]!, pos, pos + piece.length);
+    tokenStart.fill(pos, pos, pos + piece.length);
+    tokenEnd.fill(pos + piece.length, pos, pos + piece.length);
+    pos += piece.length;
+    i = j;
+  }
+  assert.equal(pos, doc.text.length);
+  return { trained: out, tokenStart, tokenEnd };
+}
+
+test('turns faithful: decoding the packed tokens, every assistant turn is trained exactly once per trajectory, and nothing else is', slow, async () => {
+  const tok = await loadTokenizer();
+  const stress = join(CHAT_FIXTURES, 'stress.jsonl');
+  const swe = join(sharedDir, 'data', 'trajectories', 'swe-agent', 'function_calling_simple.traj');
+  let checked = 0;
+  for (const file of ['qwen3.jinja', 'gpt-oss.jinja', 'glm-4.6.jinja', 'kimi-k2-thinking.jinja', 'minimax-m2.jinja', 'hermes-3.jinja', 'qwen2.5.jinja']) {
+    const { docs } = await renderAll(file, 'faithful', [stress, swe]);
+    for (const [source, group] of bySource(docs)) {
+      const held = group.flatMap((d) => d.meta.held_turns as number[]);
+      const assistants = (JSON.parse(JSON.stringify(group[0]!.meta.messages)) as number) && held.length;
+      assert.equal(new Set(held).size, held.length, `${file} ${source}: each turn in one sample only`);
+      assert.deepEqual(held, [...held].sort((a, b) => a - b), `${file} ${source}: turns in order`);
+      assert.ok(assistants > 0);
+      for (const d of group) {
+        const { trained, tokenStart, tokenEnd } = trainedChars(tok, d);
+        const want = new Uint8Array(d.text.length);
+        for (const [s, e] of d.meta.turn_spans as [number, number][]) {
+          let end = e;
+          while (end > s && /\s/.test(d.text[end - 1]!)) end--;
+          want.fill(1, s, end);
+        }
+        // A token is trained when any of its characters is (src/tokenize/token-mask.ts): another model's markers are
+        // text to the Qwen3 tokenizer, and a token may hold the end of a turn and the start of what follows.
+        const straddles = (i: number) => want.subarray(tokenStart[i]!, tokenEnd[i]!).includes(1);
+        for (let i = 0; i < want.length; i++) {
+          if (trained[i] !== want[i] && !(trained[i] && straddles(i))) assert.fail(`${file} ${source} sample ${d.meta.sample}: char ${i} ${JSON.stringify(d.text.slice(i, i + 30))} is ${trained[i] ? 'trained on' : 'masked'}`);
+        }
+        checked += d.text.length;
+      }
+    }
+  }
+  assert.ok(checked > 100_000, `characters checked: ${checked}`);
+});
+
+test('turns: a template stable on a row gives the whole bytes; auto writes whole there and faithful samples elsewhere', slow, async () => {
+  const stress = join(CHAT_FIXTURES, 'stress.jsonl');
+  const swe = join(sharedDir, 'data', 'trajectories', 'swe-agent');
+  for (const file of ['qwen2.5.jinja', 'qwen3-coder.jinja', 'llama-4.jinja', 'qwen3.jinja']) {
+    const whole = bySource((await renderAll(file, 'whole', [swe, stress])).docs);
+    const f = await renderAll(file, 'faithful', [swe, stress]);
+    const auto = bySource((await renderAll(file, 'auto', [swe, stress])).docs);
+    let stable = 0;
+    for (const [source, group] of bySource(f.docs)) {
+      const w = whole.get(source)![0]!;
+      if (group.length === 1 && group[0]!.text === w.text) {
+        stable++;
+        assert.deepEqual(group[0]!.loss_mask_spans, w.loss_mask_spans, `${file} ${source}: same loss`);
+        assert.deepEqual(group[0]!.special_spans, w.special_spans, `${file} ${source}: same special spans`);
+        assert.deepEqual(group[0]!.meta.boundaries, w.meta.boundaries, `${file} ${source}: same boundaries`);
+        assert.deepEqual(auto.get(source), [w], `${file} ${source}: auto writes the whole document`);
+      } else assert.deepEqual(auto.get(source), group, `${file} ${source}: auto writes the faithful samples`);
+    }
+    const cost = f.stats.turn_cost[file];
+    if (file === 'qwen3.jinja') {
+      // Qwen3 drops earlier reasoning and writes an empty think block only on the last turn: never stable here
+      assert.equal(stable, 0);
+      assert.ok(cost.cost_chars > 2 && cost.reasoning_kept > 0, JSON.stringify(cost));
+    } else {
+      assert.equal(stable, bySource(f.docs).size, `${file}: stable on every row`);
+      assert.equal(cost.cost_chars, 1);
+    }
+  }
+});
+
+test('turns faithful: meta records the turns held and the prefix shared with the previous sample', async () => {
+  const stress = join(CHAT_FIXTURES, 'stress.jsonl');
+  const { docs, stats } = await renderAll('qwen3.jinja', 'faithful', [stress]);
+  const group = bySource(docs).get(`${stress}:2`)!;
+  // two user turns with reasoning: the tool loop of each nests, the second user message starts a sample
+  assert.deepEqual(group.map((d) => d.meta.held_turns), [[2, 4], [6, 8]]);
+  assert.deepEqual(group.map((d) => d.meta.sample), [0, 1]);
+  const shared = group[1]!.meta.shared_prefix as number;
+  assert.ok(shared > 0 && group[0]!.text.slice(0, shared) === group[1]!.text.slice(0, shared) && group[0]!.text[shared] !== group[1]!.text[shared]);
+  assert.ok(group[0]!.text.includes('<think>\nTwo files are listed.\n</think>'), 'the reasoning whole drops is kept in its turn');
+  assert.equal(new Set(docs.map((d) => d.id)).size, docs.length, 'ids are distinct');
+  assert.equal(stats.turns, 'faithful');
+  assert.ok(stats.turn_cost['qwen3.jinja'].reasoning_kept >= 2);
+});
+
+test('turns: options through the one resolver; a bad value is named', () => {
+  assert.equal(resolveTrajectoriesOptions({}).turns, 'whole');
+  assert.equal(resolveTrajectoriesOptions({ turns: 'auto' }).turns, 'auto');
+  assert.throws(() => resolveTrajectoriesOptions({ turns: 'each' }), /turns must be one of whole, faithful, auto/);
+  assert.throws(() => resolveTrajectoriesOptions({ turns: 'faithful', lossOn: 'all' }), /cannot be used with lossOn all/);
+  assert.throws(() => resolveTrajectoriesOptions({ templateDate: '2024-02-30' }), /templateDate must be a date/);
+  assert.equal(resolveTrajectoriesOptions({ templateDate: '2025-01-02' }).templateDate.toISOString(), '2025-01-02T00:00:00.000Z');
+});
+
+test('template date: strftime_now answers for --template-date, recorded in the manifest; a null content is printed None as transformers does, and counted', async () => {
+  const dir = tmp();
+  const row = {
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'bash', arguments: '{"command": "ls"}' } }] },
+      { role: 'tool', tool_call_id: 'a', content: 'x' },
+      { role: 'assistant', content: 'done' },
+    ],
+  };
+  const file = jsonlFile(dir, 'r.jsonl', [row]);
+  const llama = await runSource([file], { chatTemplates: join(TEMPLATES_DIR, 'llama-4.jinja'), bosToken: '<|begin_of_text|>', templateDate: '2025-01-02' });
+  assert.ok(llama.docs[0]!.text.includes('02 Jan 2025'), llama.docs[0]!.text.slice(0, 200));
+  assert.equal(llama.stats.template_date, '2025-01-02');
+  const glm = await runSource([file], { chatTemplates: join(TEMPLATES_DIR, 'glm-4.6.jinja') });
+  assert.ok(glm.docs[0]!.text.includes('None'), 'GLM-4.6 writes the null content as Python does');
+  assert.deepEqual(glm.stats.null_content_printed, { 'glm-4.6.jinja': 1 });
+});
+
+test('--format openai rows keep reasoning_content, the tool schemas and null contents for every scaffold', async () => {
+  const ctx = defaultContext({ log: () => {} });
+  const scaffolds = new Set<string>();
+  let reasoning = 0;
+  for await (const t of readTrajectories([join(sharedDir, 'data', 'trajectories')], resolveTrajectoriesOptions({}), ctx, () => {})) {
+    const row = JSON.parse(JSON.stringify(toOpenaiRow(t)));
+    const back = readRecord(row, t.source);
+    scaffolds.add(t.scaffold!);
+    assert.deepEqual(back.messages.map((m) => m.reasoning), t.messages.map((m) => m.reasoning), `${t.source}: reasoning`);
+    assert.deepEqual(back.messages.map((m) => m.nullContent), t.messages.map((m) => m.nullContent), `${t.source}: null contents`);
+    assert.deepEqual(back.tools, t.tools, `${t.source}: tool schemas`);
+    assert.equal(row.meta.tools_from, t.toolsFrom);
+    reasoning += t.messages.filter((m) => m.reasoning !== undefined).length;
+  }
+  assert.equal(scaffolds.size, 6);
+  assert.ok(reasoning > 10, `reasoning strings: ${reasoning}`);
+});
