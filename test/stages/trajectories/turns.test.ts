@@ -209,8 +209,9 @@ test('template date: strftime_now answers for --template-date, recorded in the m
     ],
   };
   const file = jsonlFile(dir, 'r.jsonl', [row]);
-  const llama = await runSource([file], { chatTemplates: join(TEMPLATES_DIR, 'llama-4.jinja'), bosToken: '<|begin_of_text|>', templateDate: '2025-01-02' });
-  assert.ok(llama.docs[0]!.text.includes('02 Jan 2025'), llama.docs[0]!.text.slice(0, 200));
+  const plain = jsonlFile(dir, 'p.jsonl', [{ messages: [row.messages[0], row.messages[3]] }]);
+  const llama = await runSource([plain], { chatTemplates: join(TEMPLATES_DIR, 'gpt-oss.jinja'), templateDate: '2025-01-02' });
+  assert.ok(llama.docs[0]!.text.includes('Current date: 2025-01-02'), llama.docs[0]!.text.slice(0, 200));
   assert.equal(llama.stats.template_date, '2025-01-02');
   const glm = await runSource([file], { chatTemplates: join(TEMPLATES_DIR, 'glm-4.6.jinja') });
   assert.ok(glm.docs[0]!.text.includes('None'), 'GLM-4.6 writes the null content as Python does');

@@ -86,6 +86,9 @@ type InterpreterCtor = new (env: Environment) => {
 };
 const BaseInterpreter = Interpreter as unknown as InterpreterCtor;
 
+/** Statement nodes a block renders that are not expressions printed (the engine's own, and those that evaluate to nothing). */
+const NOT_EXPRESSIONS = new Set(['StringLiteral', 'If', 'For', 'Set', 'Comment', 'Macro', 'CallStatement', 'FilterStatement', 'Break', 'Continue']);
+
 /** Marks in a marked render: where the loop iteration over message K starts (MARK K END), and where that loop ends. */
 export const MARK = '\uE002';
 export const MARK_END = '\uE003';
@@ -116,12 +119,30 @@ class ChatInterpreter extends BaseInterpreter {
 
   override renderBlock(statements: unknown, scope: Environment): string {
     const p = this.pending;
-    if (p === undefined || p.scope !== scope) return super.renderBlock(statements, scope);
+    if (p === undefined || p.scope !== scope) return this.renderStatements(statements as Node[], scope);
     this.pending = undefined;
-    const out = super.renderBlock(statements, scope);
+    const out = this.renderStatements(statements as Node[], scope);
     if (out === '') return out;
     this.marked++;
     return `${MARK}${p.k}${MARK_END}${out}`;
+  }
+
+  /**
+   * The engine's block rendering, except that an expression that is None prints `None`, as in
+   * Python's Jinja (GLM-4.6 and MiniMax-M2 write an OpenAI tool-call message's `content: null`);
+   * the engine prints nothing. Runs of statements are handed to the engine as they are.
+   */
+  private renderStatements(statements: Node[], scope: Environment): string {
+    let out = '';
+    let from = 0;
+    for (let i = 0; i < statements.length; i++) {
+      if (NOT_EXPRESSIONS.has(statements[i]!.type)) continue;
+      if (from < i) out += super.renderBlock(statements.slice(from, i), scope);
+      const v = this.evaluate(statements[i]!, scope);
+      out += v.type === 'NullValue' ? 'None' : v.type === 'UndefinedValue' ? '' : String(v);
+      from = i + 1;
+    }
+    return from === 0 ? super.renderBlock(statements, scope) : from < statements.length ? out + super.renderBlock(statements.slice(from), scope) : out;
   }
 
   /** A mapping subscripted by an undefined value is undefined to Python Jinja (Hermes-3's `basic_type_map[json_spec.type]`). */
