@@ -20,7 +20,7 @@ import { jsonlFile, runSource, tmp } from './helpers.js';
  * `--turns faithful` against transformers: test/fixtures/trajectories/chat-templates/faithful.json
  * holds, for every shared template, every row (the shared scaffold samples and the stress rows)
  * and every assistant message i, apply_chat_template(messages[:i], add_generation_prompt=True)
- * followed by the turn's own text, derived by scripts/render_faithful_turns.py from transformers'
+ * followed by the turn's own text, derived by scripts/render_chat_templates.py --turns faithful from transformers'
  * renders alone.
  */
 const TEMPLATES_DIR = join(sharedDir, 'data', 'chat-templates');

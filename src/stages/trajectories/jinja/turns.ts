@@ -25,7 +25,7 @@ import type { ChatRow } from './row.js';
  * and the last sample runs on to the whole render when that begins with it (tool results after
  * the last turn), so a template that renders every turn the same way later gives exactly the
  * whole render. Everything is derived from renders of the template: no rule of any template is
- * written here. scripts/render_faithful_turns.py derives the same texts from transformers.
+ * written here. scripts/render_chat_templates.py --turns faithful derives the same texts from transformers.
  *
  * Special spans and turn boundaries come, as for the whole render (mask.ts), from a skeleton
  * render of each sample aligned to its text; so do the strings each sample holds, from which the
