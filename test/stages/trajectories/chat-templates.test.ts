@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
-import { collect, defaultContext } from '../../../src/core/stage.js';
+import { defaultContext } from '../../../src/core/stage.js';
 import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
 import { encodeForPacking } from '../../../src/tokenize/encode.js';
-import { resolveTrajectoriesOptions, trajectoriesSource } from '../../../src/stages/trajectories/index.js';
+import { resolveTrajectoriesOptions } from '../../../src/stages/trajectories/index.js';
 import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 import { toChatRow } from '../../../src/stages/trajectories/jinja/row.js';
 import { strftime } from '../../../src/stages/trajectories/jinja/engine.js';
@@ -15,7 +15,7 @@ import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-t
 import { sharedDir } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { loadRunConfig } from '../../../src/job/run-config.js';
-import { jsonlFile, runSource, tmp } from './helpers.js';
+import { jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
 
 /**
  * Models' own chat templates (../shared/data/chat-templates, 13 published templates) against
@@ -26,28 +26,9 @@ import { jsonlFile, runSource, tmp } from './helpers.js';
 const TEMPLATES_DIR = join(sharedDir, 'data', 'chat-templates');
 type Expected = Record<string, Record<string, { sha256: string; bytes: number; text?: string } | { error: string }>>;
 const expected = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'expected.json'), 'utf8')) as Expected;
-const settings = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'settings.json'), 'utf8')) as Record<string, { bos_token?: string; eos_token?: string; json_arguments?: boolean }>;
 const TEMPLATE_FILES = Object.keys(expected).sort();
 
-/** Runs the source with one shared template, as `--chat-template FILE` with the fixture's settings. */
-async function renderAll(file: string, extra: Record<string, unknown> = {}) {
-  const s = settings[file] ?? {};
-  // Every trajectory read is rendered: the filters (termination, valid calls) are tested in scaffolds.test.ts.
-  const raw: Record<string, unknown> = { chatTemplates: [join(TEMPLATES_DIR, file)], requireTermination: false, requireValidCalls: false, ...extra };
-  if (s.bos_token) raw.bosToken = s.bos_token;
-  if (s.eos_token) raw.eosToken = s.eos_token;
-  if (s.json_arguments) raw.jsonArguments = [file];
-  const ctx = defaultContext({ log: () => {} });
-  const docs = await collect(trajectoriesSource(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions(raw), ctx));
-  return { docs, ledger: ctx.ledger.toJSON(), balanced: ctx.ledger.balanced(), stats: ctx.stats.trajectories as Record<string, any> };
-}
-
-/** The portable key of each document's trajectory, as the rows file names it. */
-async function keysBySource(): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
-  return out;
-}
+const renderAll = (file: string, extra: Record<string, unknown> = {}) => renderShared(file, extra);
 
 test('chat templates: the rows midpack passes are the rows the fixtures were rendered from', async () => {
   const rows = readFileSync(join(CHAT_FIXTURES, 'rows.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; row: unknown });

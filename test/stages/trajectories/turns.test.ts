@@ -4,17 +4,17 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
-import { collect, defaultContext } from '../../../src/core/stage.js';
+import { defaultContext } from '../../../src/core/stage.js';
 import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
 import { encodeForPacking } from '../../../src/tokenize/encode.js';
-import { resolveTrajectoriesOptions, trajectoriesSource } from '../../../src/stages/trajectories/index.js';
+import { resolveTrajectoriesOptions } from '../../../src/stages/trajectories/index.js';
 import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 import { toOpenaiRow } from '../../../src/stages/trajectories/export.js';
 import { readRecord } from '../../../src/stages/trajectories/detect.js';
 import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
-import { jsonlFile, runSource, tmp } from './helpers.js';
+import { TEMPLATES_DIR, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
 
 /**
  * `--turns faithful` against transformers: test/fixtures/trajectories/chat-templates/faithful.json
@@ -23,28 +23,11 @@ import { jsonlFile, runSource, tmp } from './helpers.js';
  * followed by the turn's own text, derived by scripts/render_chat_templates.py --turns faithful from transformers'
  * renders alone.
  */
-const TEMPLATES_DIR = join(sharedDir, 'data', 'chat-templates');
 type Turn = { message: number; start: number; bytes: number; sha256: string; text?: string };
 const faithful = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'faithful.json'), 'utf8')) as Record<string, Record<string, { turns: Turn[] } | { error: string }>>;
-const settings = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'settings.json'), 'utf8')) as Record<string, { bos_token?: string; eos_token?: string; json_arguments?: boolean }>;
 const TEMPLATE_FILES = Object.keys(faithful).sort();
 
-async function renderAll(file: string, turns: string, inputs = DEFAULT_ROW_INPUTS) {
-  const s = settings[file] ?? {};
-  const raw: Record<string, unknown> = { chatTemplates: [join(TEMPLATES_DIR, file)], requireTermination: false, requireValidCalls: false, turns };
-  if (s.bos_token) raw.bosToken = s.bos_token;
-  if (s.eos_token) raw.eosToken = s.eos_token;
-  if (s.json_arguments) raw.jsonArguments = [file];
-  const ctx = defaultContext({ log: () => {} });
-  const docs = await collect(trajectoriesSource(inputs, resolveTrajectoriesOptions(raw), ctx));
-  return { docs, ledger: ctx.ledger.toJSON(), balanced: ctx.ledger.balanced(), stats: ctx.stats.trajectories as Record<string, any> };
-}
-
-async function keysBySource(): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
-  return out;
-}
+const renderAll = (file: string, turns: string, inputs = DEFAULT_ROW_INPUTS) => renderShared(file, { turns }, inputs);
 
 /** Each document's held turns in order: the text up to the turn's end, and where the turn starts. */
 function heldTurns(docs: Doc[]): { text: string; start: number }[] {
