@@ -12,3 +12,4 @@ export { renderChatTemplate, DROP_REASONS, type ChatTemplate, type DropReason, t
 export { loadChatTemplates, specialFinder } from './jinja/sources.js';
 export { toChatRow, type ChatRow } from './jinja/row.js';
 export { TEMPLATE_DATE } from './jinja/engine.js';
+export { renderFaithful, turnText, TURN_MODES, type TurnMode, type TurnSample, type FaithfulResult } from './jinja/turns.js';
