@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadRunConfig } from '../../../src/job/run-config.js';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
 import { defaultContext } from '../../../src/core/stage.js';
@@ -172,13 +173,22 @@ test('turns faithful: meta records the turns held and the prefix shared with the
   assert.ok(stats.turn_cost['qwen3.jinja'].reasoning_kept >= 2);
 });
 
-test('turns: options through the one resolver; a bad value is named', () => {
+test('turns: options through the one resolver, from the CLI and a run config; a bad value is named', () => {
   assert.equal(resolveTrajectoriesOptions({}).turns, 'whole');
   assert.equal(resolveTrajectoriesOptions({ turns: 'auto' }).turns, 'auto');
   assert.throws(() => resolveTrajectoriesOptions({ turns: 'each' }), /turns must be one of whole, faithful, auto/);
   assert.throws(() => resolveTrajectoriesOptions({ turns: 'faithful', lossOn: 'all' }), /cannot be used with lossOn all/);
   assert.throws(() => resolveTrajectoriesOptions({ templateDate: '2024-02-30' }), /templateDate must be a date/);
   assert.equal(resolveTrajectoriesOptions({ templateDate: '2025-01-02' }).templateDate.toISOString(), '2025-01-02T00:00:00.000Z');
+  // the same keys in a run config's trajectories source, through the same resolver
+  const dir = tmp();
+  const cfg = (options: string) => {
+    const p = join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(p, `out: ${join(dir, 'out')}\nsources:\n  - type: trajectories\n    inputs: [${CHAT_FIXTURES}]\n    options: ${options}\npack: {seqLen: 2048}\n`);
+    return p;
+  };
+  assert.doesNotThrow(() => loadRunConfig(cfg(`{chatTemplates: [${join(TEMPLATES_DIR, 'qwen3.jinja')}], turns: auto, templateDate: '2025-01-02'}`)));
+  assert.throws(() => loadRunConfig(cfg('{turns: each}')), /sources\[0\]\.options: trajectories: turns must be one of whole, faithful, auto/);
 });
 
 test('template date: strftime_now answers for --template-date, recorded in the manifest; a null content is printed None as transformers does, and counted', async () => {
