@@ -5,8 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
 import { defaultContext } from '../../../src/core/stage.js';
-import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
-import { encodeForPacking } from '../../../src/tokenize/encode.js';
+import { loadTokenizer } from '../../../src/tokenize/index.js';
 import { resolveTrajectoriesOptions } from '../../../src/stages/trajectories/index.js';
 import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 import { toChatRow } from '../../../src/stages/trajectories/jinja/row.js';
@@ -15,7 +14,7 @@ import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-t
 import { sharedDir } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { loadRunConfig } from '../../../src/job/run-config.js';
-import { jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
+import { decodeTrained, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
 
 /**
  * Models' own chat templates (../shared/data/chat-templates, 13 published templates) against
@@ -78,26 +77,6 @@ test("chat templates: every shared template renders every row byte for byte as t
   assert.ok(compared >= 13 * 40 - 60, `documents compared: ${compared}`);
 });
 
-/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens one by one. */
-function trainedChars(tok: MidTokenizer, doc: Doc): Uint8Array {
-  const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
-  if ('error' in r) assert.fail(r.error);
-  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
-  const out = new Uint8Array(doc.text.length);
-  let pos = 0;
-  for (let i = 0; i < ids.length - 1; ) {
-    let j = i + 1;
-    let piece = tok.decode([ids[i]!]);
-    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
-    assert.ok(doc.text.startsWith(piece, pos), `${doc.meta.template}: token ${i} decodes to ${JSON.stringify(piece)}`);
-    out.fill(mask[i]!, pos, pos + piece.length);
-    pos += piece.length;
-    i = j;
-  }
-  assert.equal(pos, doc.text.length);
-  return out;
-}
-
 /** How a template may write a string of the row. */
 const writings = (s: string) => [s, s.trim(), JSON.stringify(s).slice(1, -1)];
 const stringsOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(stringsOf) : v && typeof v === 'object' ? Object.values(v).flatMap(stringsOf) : []);
@@ -123,7 +102,7 @@ test('chat templates: decoding the packed tokens, every assistant content, kept 
   for (const file of TEMPLATE_FILES) {
     const { docs } = await renderAll(file);
     for (const doc of docs.filter((d) => checkedKeys.includes(keys.get(d.source)!))) {
-      const trained = trainedChars(tok, doc);
+      const trained = decodeTrained(tok, doc).trained;
       const dropped = (doc.meta.dropped_content ?? {}) as Record<string, number>;
       let cursor = 0;
       const expect = (s: string, value: number, what: string, mayDrop: boolean) => {

@@ -5,6 +5,9 @@ import type { Doc } from '../../../src/doc/document.js';
 import { collect, defaultContext } from '../../../src/core/stage.js';
 import { resolveTrajectoriesOptions, trajectoriesSource } from '../../../src/stages/trajectories/index.js';
 import { sharedDir } from '../../helpers/paths.js';
+import assert from 'node:assert/strict';
+import type { MidTokenizer } from '../../../src/tokenize/index.js';
+import { encodeForPacking } from '../../../src/tokenize/encode.js';
 import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
 import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 
@@ -52,4 +55,28 @@ export async function keysBySource(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
   return out;
+}
+
+/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
+export function decodeTrained(tok: MidTokenizer, doc: Doc): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
+  const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
+  if ('error' in r) assert.fail(r.error);
+  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
+  const out = new Uint8Array(doc.text.length);
+  const tokenStart = new Int32Array(doc.text.length);
+  const tokenEnd = new Int32Array(doc.text.length);
+  let pos = 0;
+  for (let i = 0; i < ids.length - 1; ) {
+    let j = i + 1;
+    let piece = tok.decode([ids[i]!]);
+    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
+    assert.ok(doc.text.startsWith(piece, pos), `token ${i} decodes to ${JSON.stringify(piece)}`);
+    out.fill(mask[i]!, pos, pos + piece.length);
+    tokenStart.fill(pos, pos, pos + piece.length);
+    tokenEnd.fill(pos + piece.length, pos, pos + piece.length);
+    pos += piece.length;
+    i = j;
+  }
+  assert.equal(pos, doc.text.length);
+  return { trained: out, tokenStart, tokenEnd };
 }

@@ -6,8 +6,7 @@ import { loadRunConfig } from '../../../src/job/run-config.js';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
 import { defaultContext } from '../../../src/core/stage.js';
-import { loadTokenizer, type MidTokenizer } from '../../../src/tokenize/index.js';
-import { encodeForPacking } from '../../../src/tokenize/encode.js';
+import { loadTokenizer } from '../../../src/tokenize/index.js';
 import { resolveTrajectoriesOptions } from '../../../src/stages/trajectories/index.js';
 import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 import { toOpenaiRow } from '../../../src/stages/trajectories/export.js';
@@ -15,7 +14,7 @@ import { readRecord } from '../../../src/stages/trajectories/detect.js';
 import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
-import { TEMPLATES_DIR, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
+import { TEMPLATES_DIR, decodeTrained, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
 
 /**
  * `--turns faithful` against transformers: test/fixtures/trajectories/chat-templates/faithful.json
@@ -70,30 +69,6 @@ test("turns faithful: every turn of every shared template and row is transformer
   assert.ok(compared > 13 * 300, `turns compared: ${compared}`);
 });
 
-/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
-function trainedChars(tok: MidTokenizer, doc: Doc): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
-  const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
-  if ('error' in r) assert.fail(r.error);
-  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
-  const out = new Uint8Array(doc.text.length);
-  const tokenStart = new Int32Array(doc.text.length);
-  const tokenEnd = new Int32Array(doc.text.length);
-  let pos = 0;
-  for (let i = 0; i < ids.length - 1; ) {
-    let j = i + 1;
-    let piece = tok.decode([ids[i]!]);
-    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
-    assert.ok(doc.text.startsWith(piece, pos), `token ${i} decodes to ${JSON.stringify(piece)}`);
-    out.fill(mask[i]!, pos, pos + piece.length);
-    tokenStart.fill(pos, pos, pos + piece.length);
-    tokenEnd.fill(pos + piece.length, pos, pos + piece.length);
-    pos += piece.length;
-    i = j;
-  }
-  assert.equal(pos, doc.text.length);
-  return { trained: out, tokenStart, tokenEnd };
-}
-
 test('turns faithful: decoding the packed tokens, every assistant turn is trained exactly once per trajectory, and nothing else is', slow, async () => {
   const tok = await loadTokenizer();
   const stress = join(CHAT_FIXTURES, 'stress.jsonl');
@@ -108,7 +83,7 @@ test('turns faithful: decoding the packed tokens, every assistant turn is traine
       assert.deepEqual(held, [...held].sort((a, b) => a - b), `${file} ${source}: turns in order`);
       assert.ok(assistants > 0);
       for (const d of group) {
-        const { trained, tokenStart, tokenEnd } = trainedChars(tok, d);
+        const { trained, tokenStart, tokenEnd } = decodeTrained(tok, d);
         const want = new Uint8Array(d.text.length);
         for (const [s, e] of d.meta.turn_spans as [number, number][]) {
           let end = e;
