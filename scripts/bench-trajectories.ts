@@ -10,6 +10,11 @@
  * template that raises on a trajectory (Mistral's on ids that are not 9 characters) counts it
  * under `rejected`, as the stage does.
  *
+ * Then `--turns faithful` through each chat template: samples/s and output MB/s on one core, the
+ * rate against the same template's whole render in this run, and the token cost against whole
+ * (Qwen3 tokens, the manifest's `turn_cost`) on the SWE-agent set and on the stress rows with
+ * several user turns (test/fixtures/trajectories/chat-templates/stress.jsonl, rows 2-4).
+ *
  * Last, the cost of the render bounds (--template-max-steps and the others): each chat template
  * renders the same trajectories with the default bounds and without any, the two passes
  * alternated in one run (and which goes first) so that load falls on both; the ratio of their
@@ -21,6 +26,7 @@ import { defaultContext } from '../src/core/stage.js';
 import { TEMPLATE_NAMES, renderChatTemplate, resolveTrajectoriesOptions, specialFinder, trajectoriesSource, type Trajectory } from '../src/stages/trajectories/index.js';
 import { readTrajectories } from '../src/stages/trajectories/stage.js';
 import { sharedDir } from '../test/helpers/paths.js';
+import { loadTokenizer } from '../src/tokenize/index.js';
 import { CHAT_FIXTURES } from './build-chat-template-rows.js';
 
 const dir = join(sharedDir, 'data', 'trajectories', 'swe-agent');
@@ -48,13 +54,14 @@ function options(template: string): Record<string, unknown> {
 /** Options resolved once per template, as a run does (a chat template is read and parsed there). */
 const resolved = new Map<string, ReturnType<typeof resolveTrajectoriesOptions>>();
 
-async function pass(template: string): Promise<{ trajectories: number; outBytes: number; rejected: number }> {
+async function pass(template: string, turns = 'whole'): Promise<{ trajectories: number; outBytes: number; rejected: number }> {
   const ctx = defaultContext({ log: () => {} });
   let outBytes = 0;
   let trajectories = 0;
-  const raw = Object.fromEntries(Object.entries(options(template)).filter(([, v]) => v !== undefined));
-  if (!resolved.has(template)) resolved.set(template, resolveTrajectoriesOptions(raw));
-  for await (const d of trajectoriesSource(files, resolved.get(template)!, ctx)) {
+  const raw = Object.fromEntries(Object.entries({ ...options(template), ...(turns === 'whole' ? {} : { turns }) }).filter(([, v]) => v !== undefined));
+  const key = `${template}\0${turns}`;
+  if (!resolved.has(key)) resolved.set(key, resolveTrajectoriesOptions(raw));
+  for await (const d of trajectoriesSource(files, resolved.get(key)!, ctx)) {
     outBytes += Buffer.byteLength(d.text);
     trajectories++;
   }
@@ -64,6 +71,7 @@ async function pass(template: string): Promise<{ trajectories: number; outBytes:
 console.log(`${files.length} SWE-agent trajectories, ${(inputBytes / 1e6).toFixed(2)} MB of .traj files (${dir})`);
 console.log('template                 passes  trajectories/s  input MB/s  output MB/s  rejected  vs qwen3-coder');
 let builtinRate = 0;
+const wholeRate = new Map<string, number>();
 const jinja = readdirSync(chatDir).filter((n) => n.endsWith('.jinja')).sort();
 for (const template of [...TEMPLATE_NAMES, ...jinja]) {
   await pass(template); // warm-up: module and JIT
@@ -82,7 +90,46 @@ for (const template of [...TEMPLATE_NAMES, ...jinja]) {
   const s = (performance.now() - t0) / 1000;
   // The same run's built-in qwen3-coder rate: a ratio holds on a loaded machine where rates do not.
   if (template === 'qwen3-coder') builtinRate = trajectories / s;
+  wholeRate.set(template, trajectories / s);
   const row = [template.padEnd(23), String(passes).padStart(7), (trajectories / s).toFixed(1).padStart(15), ((passes * inputBytes) / 1e6 / s).toFixed(2).padStart(11), (outBytes / 1e6 / s).toFixed(2).padStart(12), String(rejected).padStart(9), `${(trajectories / s / builtinRate).toFixed(2)}x`.padStart(15)];
+  console.log(row.join(' '));
+}
+/** The token cost of faithful against whole (the manifest's turn_cost) on some inputs. */
+async function tokenCost(template: string, inputs: string[], count: (d: { text: string; special_spans?: [number, number][] }) => number): Promise<string> {
+  const ctx = defaultContext({ log: () => {} });
+  const raw = Object.fromEntries(Object.entries({ ...options(template), turns: 'faithful', requireTermination: false }).filter(([, v]) => v !== undefined));
+  const o = { ...resolveTrajectoriesOptions(raw), countTokens: count };
+  for await (const _ of trajectoriesSource(inputs, o, ctx)) void _;
+  const c = ((ctx.stats.trajectories as { turn_cost?: Record<string, { cost_tokens?: number; faithful: number }> }).turn_cost ?? {})[template];
+  return c?.cost_tokens !== undefined ? `${c.cost_tokens.toFixed(2)}x` : '-';
+}
+
+const tok = await loadTokenizer();
+const count = (d: { text: string; special_spans?: [number, number][] }) => tok.encodeDoc(d as never).ids.length;
+const stress = join(CHAT_FIXTURES, 'stress.jsonl');
+const multiUser = readFileSync(stress, 'utf8').trim().split('\n').slice(1);
+const { writeFileSync, mkdtempSync } = await import('node:fs');
+const multiFile = join(mkdtempSync(join((await import('node:os')).tmpdir(), 'bench-turns-')), 'multi-user.jsonl');
+writeFileSync(multiFile, multiUser.join('\n') + '\n');
+console.log(`\n--turns faithful, the same ${files.length} trajectories; token cost against whole (Qwen3 tokens) there and on ${multiUser.length} stress rows with several user turns`);
+console.log('template                 passes     samples/s  output MB/s  vs whole  cost SWE-agent  cost multi-user');
+for (const template of jinja) {
+  await pass(template, 'faithful');
+  let passes = 0;
+  let samples = 0;
+  let outBytes = 0;
+  let trajectories = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 1500) {
+    const r = await pass(template, 'faithful');
+    passes++;
+    samples += r.trajectories;
+    outBytes += r.outBytes;
+    trajectories += (r.trajectories > 0 ? files.length - r.rejected : 0);
+  }
+  const s = (performance.now() - t0) / 1000;
+  const vsWhole = wholeRate.get(template) ? `${(trajectories / s / wholeRate.get(template)!).toFixed(2)}x` : '-';
+  const row = [template.padEnd(23), String(passes).padStart(7), (samples / s).toFixed(1).padStart(13), (outBytes / 1e6 / s).toFixed(2).padStart(12), vsWhole.padStart(9), (await tokenCost(template, files, count)).padStart(14), (await tokenCost(template, [multiFile], count)).padStart(16)];
   console.log(row.join(' '));
 }
 
@@ -106,7 +153,7 @@ for await (const t of readTrajectories(files, resolveTrajectoriesOptions({}), de
 console.log('\nrender bounds (defaults) against none, alternated passes of the same trajectories:');
 console.log('template                 passes  bounded s  unbounded s  bounded/unbounded  fastest pass ratio');
 for (const template of jinja) {
-  const o = resolved.get(template)!;
+  const o = resolved.get(`${template}\0whole`)!;
   renderPass(trajectories, o, true);
   renderPass(trajectories, o, false);
   let passes = 0;

@@ -32,6 +32,7 @@ export { rewriteWeb, type RewriteWebOptions } from './stages/web/stage.js';
 export { readWebInputs } from './stages/web/sources.js';
 export { trajectoriesSource, resolveTrajectoriesOptions, renderTrajectory, parseTrajectory, TEMPLATE_NAMES, type TrajectoriesOptions, type Trajectory } from './stages/trajectories/index.js';
 export { filteredTrajectories, readRecord, readSession, toOpenaiRow, openaiRows, type OpenaiRow } from './stages/trajectories/index.js';
+export { renderFaithful, TURN_MODES, type TurnMode, type FaithfulResult } from './stages/trajectories/index.js';
 export { FIM_OPTIONS, resolveFimOptions, type FimOptions } from './stages/fim/options.js';
 export { CODE_OPTIONS, resolveCodeOptions, type CodeOptions } from './stages/fim/code-options.js';
 export { fimStage } from './stages/fim/stage.js';

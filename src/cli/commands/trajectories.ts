@@ -36,6 +36,14 @@ export function register(program: Command): void {
     .option('--eos-token <s>', 'eos_token for chat templates whose source gives none')
     .option('--template-kwargs <json>', 'variables for every chat template, a JSON object, e.g. \'{"enable_thinking": false}\'')
     .option('--json-arguments <names>', 'chat templates (by name, comma-separated) given tool-call arguments as JSON strings, as DeepSeek-V3.1\'s concatenates them')
+    .option(
+      '--turns <mode>',
+      'chat templates: whole (one render of the trajectory), faithful (each assistant turn in the text the template gives while it is generated: ' +
+        'the generation prompt of the messages before it, then the turn; turns that nest share a sample; only the turns in the loss), ' +
+        'auto (faithful only where the template renders an earlier turn differently once later messages follow)',
+      TRAJECTORIES_DEFAULTS.turns,
+    )
+    .option('--template-date <yyyy-mm-dd>', "the date chat templates' strftime_now answers for (recorded in the manifest)", '2024-07-26')
     .option('--tokenizer <name|path>', 'the tokenizer the output will be packed with: only its added tokens become special tokens in chat-template text', 'qwen3')
     .option('--all-templates', 'render every trajectory in every template (weights are then ignored)', false)
     .option('--loss-on <turns>', `turns in the loss: ${LOSS_ON.join(' | ')}`, TRAJECTORIES_DEFAULTS.lossOn)
@@ -63,6 +71,8 @@ export function register(program: Command): void {
         outcomes: o.outcomes,
         require: o.require,
         tokenizer: o.tokenizer,
+        turns: o.turns,
+        templateDate: o.templateDate,
       };
       const chat = { chatTemplates: o.chatTemplate, bosToken: o.bosToken, eosToken: o.eosToken, templateKwargs: o.templateKwargs, jsonArguments: o.jsonArguments };
       for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;

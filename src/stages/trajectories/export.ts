@@ -34,8 +34,8 @@ export function toOpenaiRow(t: Trajectory): OpenaiRow {
       if (id !== undefined) open.splice(open.indexOf(id), 1);
       return id === undefined ? { role: 'tool', content: m.content } : { role: 'tool', tool_call_id: id, content: m.content };
     }
-    const row: Record<string, unknown> = { role: m.role, content: m.content };
-    if (m.reasoning) row.reasoning_content = m.reasoning;
+    const row: Record<string, unknown> = { role: m.role, content: m.nullContent ? null : m.content };
+    if (m.reasoning !== undefined) row.reasoning_content = m.reasoning;
     if (m.calls?.length) {
       row.tool_calls = m.calls.map((c, k) => {
         const id = c.id ?? `call_${i}_${k}`;
@@ -45,7 +45,7 @@ export function toOpenaiRow(t: Trajectory): OpenaiRow {
     }
     return row;
   });
-  return { messages, tools: toolRows(t.tools), source: t.source, meta: { format: t.format, ...scaffoldMeta(t) } };
+  return { messages, tools: toolRows(t.tools), source: t.source, meta: { format: t.format, tools_from: t.toolsFrom, ...scaffoldMeta(t) } };
 }
 
 /**

@@ -13,3 +13,4 @@ export { loadChatTemplates, specialFinder } from './jinja/sources.js';
 export { toChatRow, type ChatRow } from './jinja/row.js';
 export { TEMPLATE_DATE } from './jinja/engine.js';
 export { TemplateLimit, type TemplateBounds, type RenderBounds } from './jinja/bounds.js';
+export { renderFaithful, turnText, TURN_MODES, type TurnMode, type TurnSample, type FaithfulResult } from './jinja/turns.js';

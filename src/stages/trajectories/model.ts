@@ -25,6 +25,8 @@ export interface Message {
   reasoning?: string;
   /** Tool messages: the id of the call answered, when the input gives one. */
   toolCallId?: string;
+  /** The input's content was null (an OpenAI tool-call message): `content` is '', and a chat template is given null, as transformers is. */
+  nullContent?: true;
 }
 
 /** A JSON-schema tool definition (OpenAI's `function` object). */

@@ -7,6 +7,8 @@ import type { RequireOutcome } from './filters.js';
 import type { ChatTemplate } from './jinja/mask.js';
 import type { TemplateBounds } from './jinja/bounds.js';
 import { loadChatTemplates, parseChatTemplateSpec } from './jinja/sources.js';
+import { TEMPLATE_DATE } from './jinja/engine.js';
+import { TURN_MODES, type TurnMode } from './jinja/turns.js';
 
 /**
  * The trajectories source's options: the CLI command and `midpack run` both resolve them here.
@@ -35,6 +37,10 @@ export interface TrajectoriesOptions extends TemplateBounds {
   outcomes: string[];
   /** `resolved`: keep only trajectories whose task is known solved; `any`: keep every outcome (recorded in meta.resolved). Default: resolved with --outcomes, else any. */
   require: RequireOutcome;
+  /** `whole`: one render of the trajectory; `faithful`: each assistant turn in the context it was generated in (jinja/turns.ts); `auto`: faithful where the template is unstable on the row. Chat templates only. */
+  turns: TurnMode;
+  /** The date `strftime_now` answers for (`--template-date YYYY-MM-DD`, UTC midnight). */
+  templateDate: Date;
   /** Counts a document's tokens for the stats (the CLI's --count-tokens); not a config value. */
   countTokens?: (doc: Pick<Doc, 'text' | 'special_spans'>) => number;
 }
@@ -54,7 +60,7 @@ const TEMPLATE_BOUNDS_TABLE = {
 } satisfies OptionTable;
 export const TEMPLATE_BOUND_KEYS = Object.keys(TEMPLATE_BOUNDS_TABLE) as (keyof typeof TEMPLATE_BOUNDS_TABLE)[];
 
-export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer', ...TEMPLATE_BOUND_KEYS] as const;
+export const TRAJECTORIES_OPTION_KEYS = ['templates', 'allTemplates', 'lossOn', 'maxTrajectoryBytes', 'requireTermination', 'requireValidCalls', 'outcomes', 'require', 'chatTemplates', 'bosToken', 'eosToken', 'templateKwargs', 'jsonArguments', 'tokenizer', ...TEMPLATE_BOUND_KEYS, 'turns', 'templateDate'] as const;
 export const REQUIRE_OUTCOMES = ['resolved', 'any'] as const;
 
 /** The same options as an option table (the registry's form; resolveTrajectoriesOptions checks them). */
@@ -72,6 +78,8 @@ export const TRAJECTORIES_TABLE = {
   eosToken: { type: 'string', help: 'eos_token for chat templates whose source gives none' },
   templateKwargs: { type: 'string', arg: '<json>', help: 'variables for every chat template, a JSON object (e.g. {"enable_thinking": false})' },
   jsonArguments: { type: 'string', arg: '<names>', help: 'chat templates given tool-call arguments as JSON strings (DeepSeek-V3.1 style)' },
+  turns: { type: 'string', choices: TURN_MODES, default: 'whole', help: 'chat templates: whole (one render), faithful (each assistant turn in the context it was generated in: the generation prompt of the messages before it, then the turn; nesting turns share a sample), auto (faithful only where the template is unstable on the row)' },
+  templateDate: { type: 'string', arg: '<yyyy-mm-dd>', default: '2024-07-26', help: 'the date strftime_now gives chat templates (recorded in the manifest)' },
   tokenizer: { type: 'string', default: 'qwen3', help: 'the packing tokenizer: only its added tokens become special spans in chat-template text' },
   ...TEMPLATE_BOUNDS_TABLE,
 } satisfies OptionTable;
@@ -89,6 +97,8 @@ const DEFAULTS: TrajectoriesOptions = {
   requireValidCalls: true,
   outcomes: [],
   require: 'any',
+  turns: 'whole',
+  templateDate: TEMPLATE_DATE,
 };
 
 /** The defaults, for --help texts. */
@@ -102,7 +112,8 @@ export const TRAJECTORIES_DEFAULTS: Readonly<TrajectoriesOptions> = DEFAULTS;
  * source starts, filters.ts loadOutcomes); `chatTemplates` a "SRC[=W]" string, a list of them or a mapping SRC → weight
  * (read here: a missing file or a template that does not parse is an error now, not per
  * trajectory); `bosToken`/`eosToken` strings; `templateKwargs` a JSON object or its text;
- * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path; the
+ * `jsonArguments` chat-template names ("a,b" or a list); `tokenizer` a name or path; `turns`
+ * whole|faithful|auto (not faithful or auto with lossOn all); `templateDate` YYYY-MM-DD; the
  * `template*` bounds numbers in their table's ranges (resolveTable). With chat
  * templates and no `templates`, the built-in templates get weight 0. An unknown key or a bad
  * value throws an error naming it.
@@ -142,6 +153,12 @@ export function resolveTrajectoriesOptions(raw: Record<string, unknown>): Trajec
   }
   Object.assign(o, resolveTable(TEMPLATE_BOUNDS_TABLE, Object.fromEntries(TEMPLATE_BOUND_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]))));
   if (raw.templateKwargs !== undefined) o.templateKwargs = templateKwargs(raw.templateKwargs);
+  if (raw.turns !== undefined) {
+    if (!(TURN_MODES as readonly unknown[]).includes(raw.turns)) throw new Error(`trajectories: turns must be one of ${TURN_MODES.join(', ')}, got ${JSON.stringify(raw.turns)}`);
+    o.turns = raw.turns as TurnMode;
+    if (o.turns !== 'whole' && o.lossOn === 'all') throw new Error(`trajectories: turns ${o.turns} trains the assistant turns only; it cannot be used with lossOn all`);
+  }
+  if (raw.templateDate !== undefined) o.templateDate = templateDate(raw.templateDate);
   if (raw.tokenizer !== undefined) {
     if (typeof raw.tokenizer !== 'string' || raw.tokenizer === '') throw new Error(`trajectories: tokenizer must be a name or a path, got ${JSON.stringify(raw.tokenizer)}`);
     o.tokenizer = raw.tokenizer;
@@ -194,6 +211,14 @@ function templateKwargs(v: unknown): Record<string, unknown> {
   for (const k of ['messages', 'tools', 'documents', 'add_generation_prompt']) if (k in o) throw new Error(`trajectories: templateKwargs cannot set "${k}"`);
   return o as Record<string, unknown>;
 
+}
+
+/** "YYYY-MM-DD" as that day's UTC midnight; anything else (or a day that does not exist) is refused. */
+function templateDate(v: unknown): Date {
+  const m = typeof v === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(v) : null;
+  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  if (!d || d.toISOString().slice(0, 10) !== v) throw new Error(`trajectories: templateDate must be a date YYYY-MM-DD, got ${JSON.stringify(v)}`);
+  return d;
 }
 
 /** Outcome report paths: a list, or one comma-separated string (the CLI's repeated flag gives a list). */

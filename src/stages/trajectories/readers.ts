@@ -28,6 +28,12 @@ import {
  * The scaffolds' own files (mini-SWE-agent, OpenHands, Claude Code, Qwen Code, Terminus) are read
  * in scaffolds/, with the helpers exported here; detect.ts picks the reader by content.
  */
+/** One line of a session file (a JSONL whose lines together are one trajectory: scaffolds/session.ts). */
+export interface SessionRecord {
+  lineNo: number;
+  value: unknown;
+}
+
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 
 export function fail(reason: string, message: string): never {
@@ -126,6 +132,12 @@ export function assistantMessage(content: string, calls: ToolCall[], reasoning?:
   return m;
 }
 
+/** The message with `nullContent` when the input's content was null (OpenAI's tool-call messages). */
+export function keepNull(m: Message, raw: unknown): Message {
+  if (raw === null) m.nullContent = true;
+  return m;
+}
+
 /** An OpenAI chat-format row. */
 export function readOpenaiRow(value: unknown, source: string): Trajectory {
   const row = asObject(value, source);
@@ -143,10 +155,10 @@ export function readOpenaiRow(value: unknown, source: string): Trajectory {
     }
     if (r !== 'assistant') return { role: r, content };
     const reasoning = typeof m.reasoning_content === 'string' ? m.reasoning_content : undefined;
-    if (m.tool_calls === undefined || m.tool_calls === null) return assistantMessage(content, [], reasoning);
+    if (m.tool_calls === undefined || m.tool_calls === null) return keepNull(assistantMessage(content, [], reasoning), m.content);
     const { calls, ids } = openaiCalls(m.tool_calls, `${source}: ${at}`);
     matcher.addCalls(ids);
-    return assistantMessage(content, calls, reasoning);
+    return keepNull(assistantMessage(content, calls, reasoning), m.content);
   });
   return finish(source, 'openai', messages, readTools(row.tools, source), false, rowFacts(row));
 }

@@ -12,6 +12,7 @@ import { parseTrajectory, renderTrajectory, type Rendered, type Template } from 
 import { REASONS, TrajectoryError, firstDifference, type Trajectory } from './model.js';
 import { TEMPLATES, TEMPLATE_NAMES, type TemplateName } from './templates/index.js';
 import { renderChatTemplate, type ChatTemplate, type DropReason, type SpecialFinder } from './jinja/mask.js';
+import { renderFaithful, type FaithfulResult } from './jinja/turns.js';
 import { specialFinder } from './jinja/sources.js';
 import type { TrajectoriesOptions } from './options.js';
 import { TrajectoryStats } from './stats.js';
@@ -40,7 +41,18 @@ interface Sampler {
   name: string;
   weight: number;
   /** The sample, or the reason it cannot be made (a failed round trip, a template's own error, ...). */
-  sample(t: Trajectory): { rendered: Rendered; dropped: Partial<Record<DropReason, number>> } | TrajectoryError;
+  sample(t: Trajectory): Sample | TrajectoryError;
+}
+
+/**
+ * A trajectory in one template: its whole render, and with `--turns faithful` (or `auto` on a
+ * row the template is unstable on) the turn-faithful samples written in its place.
+ */
+interface Sample {
+  rendered: Rendered;
+  dropped: Partial<Record<DropReason, number>>;
+  nullContentPrinted?: number;
+  faithful?: FaithfulResult;
 }
 
 function builtinSampler(name: TemplateName, weight: number, o: TrajectoriesOptions): Sampler {
@@ -63,7 +75,11 @@ function chatSampler(ct: ChatTemplate, weight: number, o: TrajectoriesOptions, s
     weight,
     sample(t) {
       try {
-        return renderChatTemplate(t, ct, { lossOn: o.lossOn, kwargs: o.templateKwargs, specials: specials(), bounds: o });
+        const ro = { lossOn: o.lossOn, kwargs: o.templateKwargs, specials: specials(), date: o.templateDate, bounds: o };
+        const whole = renderChatTemplate(t, ct, ro);
+        if (o.turns === 'whole') return whole;
+        const faithful = renderFaithful(t, ct, ro, whole);
+        return o.turns === 'auto' && faithful.stable ? whole : { ...whole, faithful };
       } catch (e) {
         if (e instanceof TrajectoryError) return e;
         throw e;
@@ -81,7 +97,7 @@ function samplers(o: TrajectoriesOptions): Sampler[] {
 }
 
 export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptions, ctx: StageContext): AsyncIterable<Doc> {
-  const stats = new TrajectoryStats();
+  const stats = new TrajectoryStats({ turns: o.turns, templateDate: o.templateDate });
   ctx.stats.trajectories = stats.json;
   const all = samplers(o);
   const byName = new Map(all.map((x) => [x.name, x]));
@@ -97,8 +113,8 @@ export async function* trajectoriesSource(inputs: string[], o: TrajectoriesOptio
         stats.rejected(s.name, r.reason, r.message);
         continue;
       }
-      kept.push(ctx.repeat && !o.allTemplates ? redrawn(t, s.name, r, byName, weights, o, ctx.seed, ctx.repeat) : toDoc(t, s.name, r, o, ctx.seed));
-      stats.add(s.name, t, r.rendered, o.countTokens?.(r.rendered), r.dropped);
+      kept.push(...(ctx.repeat && !o.allTemplates ? redrawn(t, s.name, r, byName, weights, o, ctx.seed, ctx.repeat) : toDocs(t, s.name, r, o, ctx.seed)));
+      stats.sample(s.name, t, r, o.countTokens);
     }
     if (kept.length === 0) {
       ctx.ledger.drop(failure!.reason, failure!.message);
@@ -139,20 +155,34 @@ function drawTemplate(t: Trajectory, weights: Record<string, number>, seed: numb
   return new Rng(seed, 'trajectory-template', repeat ? `${key}#r${repeat}` : key).weighted(weights);
 }
 
-type Sample = Exclude<ReturnType<Sampler['sample']>, TrajectoryError>;
-
 /**
  * Repeat N of a mixture: the template drawn afresh from the seed and N, under the first use's id
  * (the mixture unit). A redrawn template whose sample cannot be made keeps the first one.
  */
-function redrawn(t: Trajectory, first: string, firstSample: Sample, byName: Map<string, Sampler>, weights: Record<string, number>, o: TrajectoriesOptions, seed: number, repeat: number): Doc {
+function redrawn(t: Trajectory, first: string, firstSample: Sample, byName: Map<string, Sampler>, weights: Record<string, number>, o: TrajectoriesOptions, seed: number, repeat: number): Doc[] {
   const name = drawTemplate(t, weights, seed, repeat);
   const r = name === first ? firstSample : byName.get(name)!.sample(t);
-  const doc = r instanceof TrajectoryError ? toDoc(t, first, firstSample, o, seed) : toDoc(t, name, r, o, seed);
-  return { ...doc, id: toDocId(t, first, seed) };
+  const docs = r instanceof TrajectoryError ? toDocs(t, first, firstSample, o, seed) : toDocs(t, name, r, o, seed);
+  return docs.map((doc, k) => ({ ...doc, id: toDocId(t, first, seed, k) }));
 }
 
-const toDocId = (t: Trajectory, template: string, seed: number) => stableId(seed, 'trajectory', t.key ?? t.source, template);
+/** A trajectory's document in a template; its faithful sample k > 0 has an id of its own. */
+const toDocId = (t: Trajectory, template: string, seed: number, k = 0) => (k === 0 ? stableId(seed, 'trajectory', t.key ?? t.source, template) : stableId(seed, 'trajectory', t.key ?? t.source, template, `sample-${k}`));
+
+/** The documents of a sample: the whole render's, or one per faithful sample (meta as jinja/turns.ts describes). */
+function toDocs(t: Trajectory, template: string, sample: Sample, o: TrajectoriesOptions, seed: number): Doc[] {
+  const f = sample.faithful;
+  if (!f) return [toDoc(t, template, sample, o, seed)];
+  const shift = t.noSystem ? 1 : 0;
+  return f.samples.map((s, k) => {
+    const doc = toDoc(t, template, { rendered: s.rendered, dropped: f.dropped }, o, seed);
+    doc.id = toDocId(t, template, seed, k);
+    // Which assistant turns the sample trains (message indexes of the trajectory), where each turn's own text
+    // starts and ends (its context, generation prompt included, before), and the characters it shares with the previous sample.
+    Object.assign(doc.meta, { turns_mode: 'faithful', sample: k, samples: f.samples.length, held_turns: s.messages.map((m) => m + shift), turn_spans: s.turnSpans, shared_prefix: s.sharedPrefix });
+    return doc;
+  });
+}
 
 /** Parses the sample back with the template's parser and compares messages, calls and the tools its header lists. */
 export function verify(t: Trajectory, tpl: Template, r: Rendered): TrajectoryError | undefined {

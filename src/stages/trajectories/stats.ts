@@ -1,5 +1,24 @@
+import type { Doc } from '../../doc/document.js';
 import type { Rendered } from './chatml.js';
 import type { Trajectory } from './model.js';
+import type { FaithfulResult } from './jinja/turns.js';
+
+/** Faithful samples against the whole render, by template (`--turns faithful|auto`). */
+interface TurnFigures {
+  /** Trajectories written as faithful samples, and those (auto) the template is stable on, written whole. */
+  faithful: number;
+  stable: number;
+  samples: number;
+  chars: number;
+  /** The same trajectories' whole renders. */
+  whole_chars: number;
+  /** Reasoning strings the samples hold that the whole renders drop. */
+  reasoning_kept: number;
+  tokens?: number;
+  whole_tokens?: number;
+}
+
+type Counter = ((doc: Pick<Doc, 'text' | 'special_spans'>) => number) | undefined;
 
 interface TemplateFigures {
   documents: number;
@@ -31,6 +50,38 @@ export class TrajectoryStats {
   private readonly examples: string[] = [];
   private readonly byScaffold: Record<string, { read: number; kept: number; dropped: Record<string, number> }> = {};
   private readonly skippedFiles: Record<string, string> = {};
+  private readonly turnsBy: Record<string, TurnFigures> = {};
+  private readonly nullPrinted: Record<string, number> = {};
+
+  constructor(private readonly settings: { turns: string; templateDate: Date } = { turns: 'whole', templateDate: new Date(Date.UTC(2024, 6, 26)) }) {}
+
+  /**
+   * A trajectory's sample in a template: its documents (the whole render, or the faithful
+   * samples), the `None`s written for null contents, and the faithful figures against whole.
+   */
+  sample(template: string, t: Trajectory, s: { rendered: Rendered; dropped: Record<string, number | undefined>; nullContentPrinted?: number; faithful?: FaithfulResult }, count: Counter): void {
+    if (s.nullContentPrinted) this.nullPrinted[template] = (this.nullPrinted[template] ?? 0) + s.nullContentPrinted;
+    const f = s.faithful;
+    if (this.settings.turns !== 'whole') this.turnFigures(template, s.rendered, f, count);
+    if (!f) return this.add(template, t, s.rendered, count?.(s.rendered), s.dropped);
+    f.samples.forEach((x, k) => this.add(template, t, x.rendered, count?.(x.rendered), k === 0 ? f.dropped : {}));
+  }
+
+  private turnFigures(template: string, whole: Rendered, f: FaithfulResult | undefined, count: Counter): void {
+    const g = (this.turnsBy[template] ??= { faithful: 0, stable: 0, samples: 0, chars: 0, whole_chars: 0, reasoning_kept: 0 });
+    const wholeTokens = count?.(whole);
+    g.whole_chars += whole.text.length;
+    if (wholeTokens !== undefined) g.whole_tokens = (g.whole_tokens ?? 0) + wholeTokens;
+    const samples = f ? f.samples.map((x) => x.rendered) : [whole];
+    if (f) g.faithful++;
+    else g.stable++;
+    g.reasoning_kept += f?.reasoningKept ?? 0;
+    g.samples += samples.length;
+    for (const r of samples) {
+      g.chars += r.text.length;
+      if (wholeTokens !== undefined) g.tokens = (g.tokens ?? 0) + (r === whole ? wholeTokens : count!(r));
+    }
+  }
 
   /** A trajectory read, and the filter reason it was dropped for (undefined: it passed the filters). */
   read(t: Trajectory, droppedFor: string | undefined): void {
@@ -94,6 +145,23 @@ export class TrajectoryStats {
       rejected_examples: this.examples,
       by_scaffold: this.byScaffold,
       skipped_files: this.skippedFiles,
+      template_date: this.settings.templateDate.toISOString().slice(0, 10),
+      null_content_printed: this.nullPrinted,
+      turns: this.settings.turns,
+      ...(this.settings.turns === 'whole' ? {} : { turn_cost: this.turnCost() }),
     };
+  }
+
+  /** By template: faithful against whole, the cost as a ratio of characters (and of tokens, with a counter). */
+  private turnCost(): Record<string, unknown> {
+    return Object.fromEntries(
+      Object.keys(this.turnsBy)
+        .sort()
+        .map((k) => {
+          const g = this.turnsBy[k]!;
+          const ratio = (a: number, b: number) => (b ? Math.round((a / b) * 1000) / 1000 : 0);
+          return [k, { ...g, cost_chars: ratio(g.chars, g.whole_chars), ...(g.tokens !== undefined ? { cost_tokens: ratio(g.tokens, g.whole_tokens!) } : {}) }];
+        }),
+    );
   }
 }

@@ -5,6 +5,11 @@ import type { Doc } from '../../../src/doc/document.js';
 import { collect, defaultContext } from '../../../src/core/stage.js';
 import { resolveTrajectoriesOptions, trajectoriesSource } from '../../../src/stages/trajectories/index.js';
 import { sharedDir } from '../../helpers/paths.js';
+import assert from 'node:assert/strict';
+import type { MidTokenizer } from '../../../src/tokenize/index.js';
+import { encodeForPacking } from '../../../src/tokenize/encode.js';
+import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
+import { readTrajectories } from '../../../src/stages/trajectories/stage.js';
 
 /** SWE-agent's own trajectories (MIT), the real data the stage is built for. */
 export const sweAgentDir = join(sharedDir, 'data', 'trajectories', 'swe-agent');
@@ -26,3 +31,52 @@ export function jsonlFile(dir: string, name: string, rows: unknown[]): string {
 }
 
 export const readJsonlDocs = (path: string): Doc[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Doc);
+
+/** The shared chat templates (../shared/data/chat-templates), and the fixtures' settings for them (bos/eos, JSON arguments). */
+export const TEMPLATES_DIR = join(sharedDir, 'data', 'chat-templates');
+const chatSettings = JSON.parse(readFileSync(join(CHAT_FIXTURES, 'settings.json'), 'utf8')) as Record<string, { bos_token?: string; eos_token?: string; json_arguments?: boolean }>;
+
+/**
+ * Runs the source with one shared template, as `--chat-template FILE` with the fixture's settings,
+ * over the fixture rows' inputs by default. Every trajectory read is rendered: the filters
+ * (termination, valid calls) are tested in scaffolds.test.ts.
+ */
+export async function renderShared(file: string, extra: Record<string, unknown> = {}, inputs = DEFAULT_ROW_INPUTS) {
+  const s = chatSettings[file] ?? {};
+  const raw: Record<string, unknown> = { chatTemplates: [join(TEMPLATES_DIR, file)], requireTermination: false, requireValidCalls: false, ...extra };
+  if (s.bos_token) raw.bosToken = s.bos_token;
+  if (s.eos_token) raw.eosToken = s.eos_token;
+  if (s.json_arguments) raw.jsonArguments = [file];
+  return runSource(inputs, raw);
+}
+
+/** The portable key of each trajectory of the fixture rows' inputs, by its source, as the rows file names it. */
+export async function keysBySource(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for await (const t of readTrajectories(DEFAULT_ROW_INPUTS, resolveTrajectoriesOptions({}), defaultContext({ log: () => {} }), () => {})) out.set(t.source, t.key!);
+  return out;
+}
+
+/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
+export function decodeTrained(tok: MidTokenizer, doc: Doc): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
+  const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
+  if ('error' in r) assert.fail(r.error);
+  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
+  const out = new Uint8Array(doc.text.length);
+  const tokenStart = new Int32Array(doc.text.length);
+  const tokenEnd = new Int32Array(doc.text.length);
+  let pos = 0;
+  for (let i = 0; i < ids.length - 1; ) {
+    let j = i + 1;
+    let piece = tok.decode([ids[i]!]);
+    while (piece.includes('\uFFFD') && j < ids.length - 1 && j - i < 8) piece = tok.decode(ids.subarray(i, ++j));
+    assert.ok(doc.text.startsWith(piece, pos), `token ${i} decodes to ${JSON.stringify(piece)}`);
+    out.fill(mask[i]!, pos, pos + piece.length);
+    tokenStart.fill(pos, pos, pos + piece.length);
+    tokenEnd.fill(pos + piece.length, pos, pos + piece.length);
+    pos += piece.length;
+    i = j;
+  }
+  assert.equal(pos, doc.text.length);
+  return { trained: out, tokenStart, tokenEnd };
+}

@@ -10,6 +10,7 @@ import { readSweAgent, type Message } from '../../../src/stages/trajectories/ind
 import { midpack } from '../../helpers/run-cli.js';
 import { readRows, type Row } from '../../helpers/shard-rows.js';
 import { readJsonlDocs, sweAgentDir, tmp } from './helpers.js';
+import { sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
 
 /**
@@ -191,4 +192,32 @@ test('pack --overlong boundary of the rendered SWE-agent trajectories: header on
     assert.equal(report.packing.duplicated_tokens, headers);
   }
   assert.ok(decoded > 500_000, `characters checked by decoding: ${decoded}`);
+});
+
+test('pack --overlong boundary of turn-faithful samples (Qwen3): each sample cut at its turn starts with the header repeated, every token once', slow, async () => {
+  const dir = tmp();
+  const docsFile = join(dir, 'faithful.jsonl');
+  const template = join(sharedDir, 'data', 'chat-templates', 'qwen3.jinja');
+  const r0 = midpack(['trajectories', sweAgentDir, '--out', docsFile, '--chat-template', template, '--turns', 'faithful', '--quiet']);
+  assert.equal(r0.status, 0, r0.stderr);
+  const docs = readJsonlDocs(docsFile);
+  assert.ok(docs.length > 50 && docs.every((d) => d.meta.turns_mode === 'faithful'), `${docs.length} samples`);
+  const tok = await loadTokenizer();
+  const L = 4096;
+  const out = join(dir, 'out');
+  const r = midpack(['pack', docsFile, '--out', out, '--seq-len', String(L), '--overlong', 'boundary', '--workers', '1', '--no-progress']);
+  assert.equal(r.status, 0, r.stderr);
+  const units = unitsByDoc(readRows(out));
+  assert.equal(units.size, docs.length);
+  const cuts = { trajectories_cut: 0, between_turns: 0, inside_turn: 0 };
+  for (const doc of docs) {
+    const f = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries: doc.meta.boundaries as number[] }) as { ids: Int32Array; mask: Uint8Array; boundaries: Uint32Array };
+    const c = checkChunks(doc, f, units.get(doc.id)!, L);
+    cuts.trajectories_cut += c.cut;
+    cuts.between_turns += c.between;
+    cuts.inside_turn += c.inside;
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual(report.turn_cuts, cuts);
+  assert.ok(cuts.between_turns > 20, JSON.stringify(cuts));
 });

@@ -18,7 +18,7 @@ test('midpack run: a trajectories source goes through the same resolver and into
     return p;
   };
   assert.throws(() => loadRunConfig(config('{lossOn: user}')), /sources\[0\]\.options: trajectories: lossOn must be one of assistant, all, last-assistant/);
-  assert.throws(() => loadRunConfig(config('{templtes: hermes}')), /sources\[0\]\.options: trajectories: unknown option "templtes" \(allowed: templates, allTemplates, lossOn, maxTrajectoryBytes, requireTermination, requireValidCalls, outcomes, require, chatTemplates, bosToken, eosToken, templateKwargs, jsonArguments, tokenizer, templateMaxSteps, templateStepsRatio, templateMaxChars, templateCharsRatio, templateMaxDepth, templateTimeoutMs\)/);
+  assert.throws(() => loadRunConfig(config('{templtes: hermes}')), /sources\[0\]\.options: trajectories: unknown option "templtes" \(allowed: templates, allTemplates, lossOn, maxTrajectoryBytes, requireTermination, requireValidCalls, outcomes, require, chatTemplates, bosToken, eosToken, templateKwargs, jsonArguments, tokenizer, templateMaxSteps, templateStepsRatio, templateMaxChars, templateCharsRatio, templateMaxDepth, templateTimeoutMs, turns, templateDate\)/);
   const r = midpack(['run', config('{allTemplates: true}'), '--no-progress', '--workers', '1']);
   assert.equal(r.status, 0, r.stderr);
   const manifest = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8'));

@@ -317,7 +317,7 @@ test('midpack trajectories: --outcomes, --require and --format openai on the CLI
   assert.match(r.stderr, /django__django-13660\.traj\.json: instance django__django-13660 is not resolved/);
   assert.match(r.stderr, /wrote 1 OpenAI rows/);
   const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-  assert.deepEqual(rows.map((x) => x.meta), [{ format: 'mini-swe-agent', scaffold: 'mini-swe-agent', instance_id: 'astropy__astropy-12907', termination: 'Submitted', resolved: true }]);
+  assert.deepEqual(rows.map((x) => x.meta), [{ format: 'mini-swe-agent', tools_from: 'derived', scaffold: 'mini-swe-agent', instance_id: 'astropy__astropy-12907', termination: 'Submitted', resolved: true }]);
   assert.deepEqual(rows[0]!.tools.map((t: any) => t.function.name), ['bash']);
   const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8'));
   assert.deepEqual(manifest.ledger.dropped, { unresolved: 1, no_outcome: 1 });

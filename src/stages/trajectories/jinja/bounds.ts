@@ -210,11 +210,16 @@ export class BoundedInterpreter extends BaseInterpreter {
   override renderBlock(statements: unknown, scope: Environment): string {
     const body = this.loop.body && scope === this.loop.scope;
     if (body) this.loop.body = false;
-    const out = super.renderBlock(statements, scope);
+    const out = this.blockText(statements, scope);
     if (!this.bounds) return out;
     this.chars(out.length);
     if (body) this.chars((this.loop.chars += out.length), "a loop's text");
     return out;
+  }
+
+  /** A block's text as the engine renders it; a subclass that prints differently overrides this, so what it prints is bounded too. */
+  protected blockText(statements: unknown, scope: Environment): string {
+    return super.renderBlock(statements, scope);
   }
 
   /** `join` and `indent` are checked before they build their string. */

@@ -60,6 +60,9 @@ const GLOBALS = {
   strftime_now: (format: string) => strftime(format),
 };
 
+/** Statement nodes a block renders that are not expressions printed (the engine's own, and those that evaluate to nothing). */
+const NOT_EXPRESSIONS = new Set(['StringLiteral', 'If', 'For', 'Set', 'Comment', 'Macro', 'CallStatement', 'FilterStatement', 'Break', 'Continue']);
+
 /** Marks in a marked render: where the loop iteration over message K starts (MARK K END), and where that loop ends. */
 export const MARK = '\uE002';
 export const MARK_END = '\uE003';
@@ -97,6 +100,25 @@ class ChatInterpreter extends BoundedInterpreter {
     if (out === '') return out;
     this.marked++;
     return `${MARK}${p.k}${MARK_END}${out}`;
+  }
+
+  /**
+   * The engine's block rendering, except that an expression that is None prints `None`, as in
+   * Python's Jinja (GLM-4.6 and MiniMax-M2 write an OpenAI tool-call message's `content: null`);
+   * the engine prints nothing. Runs of statements are handed to the engine as they are.
+   */
+  protected override blockText(block: unknown, scope: Environment): string {
+    const statements = block as Node[];
+    let out = '';
+    let from = 0;
+    for (let i = 0; i < statements.length; i++) {
+      if (NOT_EXPRESSIONS.has(statements[i]!.type)) continue;
+      if (from < i) out += super.blockText(statements.slice(from, i), scope);
+      const v = this.evaluate(statements[i]!, scope);
+      out += v.type === 'NullValue' ? 'None' : v.type === 'UndefinedValue' ? '' : String(v);
+      from = i + 1;
+    }
+    return from === 0 ? super.blockText(statements, scope) : from < statements.length ? out + super.blockText(statements.slice(from), scope) : out;
   }
 
   /** A mapping subscripted by an undefined value is undefined to Python Jinja (Hermes-3's `basic_type_map[json_spec.type]`). */

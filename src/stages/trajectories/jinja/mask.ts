@@ -3,7 +3,7 @@ import type { Span } from '../../../doc/document.js';
 import { addSpan } from '../../../doc/text-builder.js';
 import type { LossOn, Rendered } from '../chatml.js';
 import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
-import { LOOP_END, MARK, MARK_END, pyStr, renderTemplate, templateFailure } from './engine.js';
+import { LOOP_END, MARK, MARK_END, TEMPLATE_DATE, pyStr, renderTemplate, strftime, templateFailure } from './engine.js';
 import { TemplateLimit, rowBounds, type TemplateBounds } from './bounds.js';
 import { toChatRow, type ChatRow } from './row.js';
 
@@ -55,6 +55,8 @@ export interface JinjaRenderOptions {
   specials: SpecialFinder;
   /** Bounds on each render (bounds.ts); none: the engine unbounded (benchmarks compare the two). */
   bounds?: TemplateBounds;
+  /** The date `strftime_now` answers for (default TEMPLATE_DATE). */
+  date?: Date;
 }
 
 /** What a template dropped of the trajectory, by reason. */
@@ -64,6 +66,8 @@ export type DropReason = (typeof DROP_REASONS)[number];
 export interface JinjaSample {
   rendered: Rendered;
   dropped: Partial<Record<DropReason, number>>;
+  /** `None` written for a content the input gave as null, as Python's Jinja writes it (transformers passes the null on). */
+  nullContentPrinted: number;
 }
 
 const OPEN = '\uE000';
@@ -77,13 +81,13 @@ interface Owner {
   call?: number;
 }
 
-interface Skeleton {
+export interface Skeleton {
   row: ChatRow;
   values: string[];
   owners: Owner[];
 }
 
-function skeleton(row: ChatRow): Skeleton {
+export function skeleton(row: ChatRow): Skeleton {
   const values: string[] = [];
   const owners: Owner[] = [];
   const hold = (v: unknown, owner: Owner): unknown => {
@@ -127,7 +131,7 @@ function descriptionsHeld(v: unknown, hold: (s: string) => unknown): unknown {
 }
 
 /** The skeleton aligned to the real text: C offsets → R offsets at each piece start. */
-interface Alignment {
+export interface Alignment {
   cStarts: number[];
   rStarts: number[];
   /** The placeholder index of each piece, or -1 for template text. */
@@ -166,7 +170,7 @@ function written(v: string, R: string, r: number, C: string, c: number, n: numbe
   return undefined;
 }
 
-function align(C: string, R: string, values: readonly string[]): Alignment | string {
+export function align(C: string, R: string, values: readonly string[]): Alignment | string {
   const a: Alignment = { cStarts: [], rStarts: [], holds: [], seen: new Set() };
   const re = /\uE000(\d+)[^\uE001]*\uE001/g;
   let c = 0;
@@ -198,7 +202,7 @@ function align(C: string, R: string, values: readonly string[]): Alignment | str
 }
 
 /** A skeleton offset in the real text (an offset inside a placeholder maps to its start). */
-function toReal(a: Alignment, x: number): number {
+export function toReal(a: Alignment, x: number): number {
   let lo = 0;
   let hi = a.cStarts.length - 1;
   while (lo < hi) {
@@ -209,7 +213,7 @@ function toReal(a: Alignment, x: number): number {
   return a.holds[lo] === -1 ? a.rStarts[lo]! + (x - a.cStarts[lo]!) : a.rStarts[lo]!;
 }
 
-function commonPrefix(a: string, b: string, from = 0): number {
+export function commonPrefix(a: string, b: string, from = 0): number {
   const n = Math.min(a.length, b.length - from);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(from + i)) i++;
@@ -217,7 +221,7 @@ function commonPrefix(a: string, b: string, from = 0): number {
 }
 
 /** A marked render without its marks: where each message's loop iteration starts, and where message loops end. */
-interface Marks {
+export interface Marks {
   text: string;
   /** Message index → offset of its first marked iteration. */
   starts: Map<number, number>;
@@ -225,7 +229,7 @@ interface Marks {
   cuts: number[];
 }
 
-function stripMarks(marked: string): Marks {
+export function stripMarks(marked: string): Marks {
   const re = new RegExp(`${MARK}(\\d+)${MARK_END}|${LOOP_END}`, 'g');
   const parts: string[] = [];
   const starts = new Map<number, number>();
@@ -243,47 +247,80 @@ function stripMarks(marked: string): Marks {
   return { text: parts.join(''), starts, cuts };
 }
 
-function context(ct: ChatTemplate, row: ChatRow, addGenerationPrompt: boolean, kwargs: Record<string, unknown>): Record<string, unknown> {
-  const ctx: Record<string, unknown> = {};
+function context(ct: ChatTemplate, row: ChatRow, addGenerationPrompt: boolean, kwargs: Record<string, unknown>, date: Date): Record<string, unknown> {
+  const ctx: Record<string, unknown> = { strftime_now: (format: string) => strftime(format, date) };
   if (ct.bosToken !== undefined) ctx.bos_token = ct.bosToken;
   if (ct.eosToken !== undefined) ctx.eos_token = ct.eosToken;
   return { ...ctx, ...kwargs, messages: row.messages, tools: row.tools, documents: null, add_generation_prompt: addGenerationPrompt };
 }
 
-/** Renders a trajectory with a chat template; throws a TrajectoryError naming the reason it cannot. */
-export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRenderOptions): JinjaSample {
+/** A trajectory's row and how its template renders (the row, or any list of messages in its place). */
+export interface RowRenderer {
+  where: string;
+  row: ChatRow;
+  render(r: ChatRow, gen?: boolean, mark?: boolean): string;
+  /** The generation prompt (see generationPrompt) for the row's skeleton. */
+  prompt(sk: ChatRow): string;
+  unmapped(why: string): TrajectoryError;
+}
+
+export function rowRenderer(t: Trajectory, ct: ChatTemplate, o: JinjaRenderOptions): RowRenderer {
   const where = `${t.source}: ${ct.name}`;
   const row = toChatRow(t, ct.jsonArguments);
   const template = row.tools && ct.toolUse ? ct.toolUse : ct.template;
+  const date = o.date ?? TEMPLATE_DATE;
   const bounds = o.bounds && rowBounds(o.bounds, () => JSON.stringify(row).length);
-  const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs), mark, bounds);
+  const render = (r: ChatRow, gen = false, mark = false) => renderTemplate(template, context(ct, r, gen, o.kwargs, date), mark, bounds);
+  const settings = JSON.stringify([ct.bosToken, ct.eosToken, o.kwargs, date.getTime()]);
+  return {
+    where,
+    row,
+    render,
+    prompt: (sk) => generationPrompt(template, settings, sk, (r, gen) => render(r, gen)),
+    unmapped: (why) => new TrajectoryError(REASONS.maskUnmapped, `${where}: the loss mask cannot be placed: ${why}`),
+  };
+}
+
+/** Renders a trajectory with a chat template; throws a TrajectoryError naming the reason it cannot. */
+export function renderChatTemplate(t: Trajectory, ct: ChatTemplate, o: JinjaRenderOptions): JinjaSample {
+  const rr = rowRenderer(t, ct, o);
+  const { row, render } = rr;
   let R: string;
   try {
     R = render(row);
   } catch (e) {
-    throw templateFailure(e, where);
+    throw templateFailure(e, rr.where);
   }
   const sk = skeleton(row);
-  const unmapped = (why: string) => new TrajectoryError(REASONS.maskUnmapped, `${where}: the loss mask cannot be placed: ${why}`);
   let marks: Marks;
   try {
     marks = stripMarks(render(sk.row, false, true));
   } catch (e) {
-    if (e instanceof TemplateLimit) throw templateFailure(e, where);
-    throw unmapped(`the skeleton does not render (${(e as Error).message})`);
+    if (e instanceof TemplateLimit) throw templateFailure(e, rr.where);
+    throw rr.unmapped(`the skeleton does not render (${(e as Error).message})`);
   }
   const a = align(marks.text, R, sk.values);
-  if (typeof a === 'string') throw unmapped(a);
-  const settings = JSON.stringify([ct.bosToken, ct.eosToken, o.kwargs]);
+  if (typeof a === 'string') throw rr.unmapped(a);
   let header: string;
   try {
-    header = generationPrompt(template, settings, sk.row, (r, gen) => render(r, gen));
+    header = rr.prompt(sk.row);
   } catch (e) {
-    throw templateFailure(e, where);
+    throw templateFailure(e, rr.where);
   }
   const spans = assistantSpans(row, marks, header, R, a, o.lossOn);
   const rendered = finish(R, a, spans, o, boundaryStarts(row, marks, a));
-  return { rendered, dropped: dropped(sk, a) };
+  return { rendered, dropped: dropped(sk, a.seen), nullContentPrinted: nullPrinted(row, R, render) };
+}
+
+/**
+ * How many `None`s the template wrote for contents the input gave as null: the render against
+ * one with those contents '' (rendered only for a row that has a null content).
+ */
+export function nullPrinted(row: ChatRow, R: string, render: (r: ChatRow) => string): number {
+  if (!row.messages.some((m) => m.content === null)) return 0;
+  const blank = render({ ...row, messages: row.messages.map((m) => (m.content === null ? { ...m, content: '' } : m)) });
+  const count = (s: string) => s.split('None').length - 1;
+  return Math.max(0, count(R) - count(blank));
 }
 
 /**
@@ -352,7 +389,7 @@ function assistantSpans(row: ChatRow, marks: Marks, header: string, R: string, a
 }
 
 /** Turn starts after the first message: every message's start, except a tool result right after another. */
-function boundaryStarts(row: ChatRow, marks: Marks, a: Alignment): number[] {
+export function boundaryStarts(row: ChatRow, marks: Marks, a: Alignment): number[] {
   const out: number[] = [];
   for (let k = 1; k < row.messages.length; k++) {
     if (row.messages[k]!.role === 'tool' && row.messages[k - 1]!.role === 'tool') continue;
@@ -364,7 +401,7 @@ function boundaryStarts(row: ChatRow, marks: Marks, a: Alignment): number[] {
   return out;
 }
 
-function finish(R: string, a: Alignment, trained: Span[], o: JinjaRenderOptions, boundaries: number[]): Rendered {
+export function finish(R: string, a: Alignment, trained: Span[], o: JinjaRenderOptions, boundaries: number[]): Rendered {
   const mask: Span[] = [];
   let pos = 0;
   for (const [s, e] of trained) {
@@ -379,14 +416,15 @@ function finish(R: string, a: Alignment, trained: Span[], o: JinjaRenderOptions,
   return { text: R, special_spans: special, loss_mask_spans: mask, boundaries, turns: boundaries.length + 1 };
 }
 
-function dropped(sk: Skeleton, a: Alignment): JinjaSample['dropped'] {
+/** The placeholders never seen (`seen`: those the renders hold), by reason; a call counts once, when none of its strings is seen. */
+export function dropped(sk: Skeleton, seen: ReadonlySet<number>): JinjaSample['dropped'] {
   const out: JinjaSample['dropped'] = {};
   const calls = new Map<string, boolean>();
   sk.owners.forEach((w, idx) => {
     if (w.reason === 'tool_call') {
       const key = `${w.message}:${w.call}`;
-      calls.set(key, (calls.get(key) ?? false) || a.seen.has(idx));
-    } else if (!a.seen.has(idx)) out[w.reason] = (out[w.reason] ?? 0) + 1;
+      calls.set(key, (calls.get(key) ?? false) || seen.has(idx));
+    } else if (!seen.has(idx)) out[w.reason] = (out[w.reason] ?? 0) + 1;
   });
   for (const kept of calls.values()) if (!kept) out.tool_call = (out.tool_call ?? 0) + 1;
   return out;

@@ -11,6 +11,11 @@ import { pyJson } from '../templates/hermes.js';
  * Unlike the export rows (export.ts toOpenaiRow, made to be read back), nothing is added: no
  * call ids the input lacked and no empty system message, since templates render both.
  *
+ * A content the input gave as null (an OpenAI tool-call message) is null here, as transformers is
+ * given it: Python's Jinja prints it `None` where a template writes it (GLM-4.6, MiniMax-M2), and
+ * so does midpack (counted as `null_content_printed`). Reasoning is under `reasoning_content` and
+ * `thinking` (the key gpt-oss's template reads); no shared template reads both.
+ *
  * Arguments are objects, as transformers users pass them; with `jsonArguments` (for templates
  * that concatenate them as text, such as DeepSeek-V3.1's) they are the string Python's
  * `json.dumps(arguments, ensure_ascii=False)` writes.
@@ -22,8 +27,8 @@ export interface ChatRow {
 
 export function toChatRow(t: Trajectory, jsonArguments = false): ChatRow {
   const messages = (t.noSystem ? t.messages.slice(1) : t.messages).map((m) => {
-    const o: Record<string, unknown> = { role: m.role, content: m.content };
-    if (m.reasoning !== undefined) o.reasoning_content = m.reasoning;
+    const o: Record<string, unknown> = { role: m.role, content: m.nullContent ? null : m.content };
+    if (m.reasoning !== undefined) o.reasoning_content = o.thinking = m.reasoning;
     if (m.calls?.length) {
       o.tool_calls = m.calls.map((c) => ({
         ...(c.id !== undefined ? { id: c.id } : {}),

@@ -1,7 +1,7 @@
 import type { Trajectory } from '../model.js';
 import { asObject, finish } from '../readers.js';
 import { BlockConversation } from './blocks.js';
-import type { SessionRecord } from './session.js';
+import type { SessionRecord } from '../readers.js';
 
 /**
  * A Claude Code session file (`~/.claude/projects/<cwd>/<session>.jsonl`, or a subagent's

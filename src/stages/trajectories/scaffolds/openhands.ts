@@ -1,5 +1,5 @@
 import { CALL_REASONS, CallMatcher, type CallProblem, type Message, type Termination, type ToolCall, type ToolDef, type Trajectory } from '../model.js';
-import { asObject, assistantMessage, contentText, finish, openaiCalls, readTools, toolMessage, type TrajectoryFacts } from '../readers.js';
+import { asObject, assistantMessage, contentText, finish, keepNull, openaiCalls, readTools, toolMessage, type TrajectoryFacts } from '../readers.js';
 
 /**
  * OpenHands' event history, in three containers: an evaluation output line ({instance_id,
@@ -102,7 +102,7 @@ function actionMessage(e: Record<string, unknown>, args: Record<string, unknown>
     if (id !== undefined) responses.add(id);
     const calls = said.tool_calls ? openaiCalls(said.tool_calls, `${at}: model_response`).calls : [];
     const reasoning = typeof said.reasoning_content === 'string' ? said.reasoning_content : undefined;
-    return assistantMessage(contentText(said.content, at), calls, reasoning);
+    return keepNull(assistantMessage(contentText(said.content, at), calls, reasoning), said.content);
   }
   if (typeof meta.function_name === 'string') {
     const call: ToolCall = { name: meta.function_name, arguments: ownArguments(args) };

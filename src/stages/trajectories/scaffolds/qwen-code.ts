@@ -1,7 +1,7 @@
 import { CallMatcher, REASONS, parseArguments, type Message, type Scaffold, type ToolCall, type Trajectory } from '../model.js';
 import { asObject, assistantMessage, fail, finish, toolMessage, type TrajectoryFacts } from '../readers.js';
 import { BlockConversation } from './blocks.js';
-import type { SessionRecord } from './session.js';
+import type { SessionRecord } from '../readers.js';
 
 /**
  * Qwen Code's two files.

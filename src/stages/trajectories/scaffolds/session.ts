@@ -1,17 +1,16 @@
 import { REASONS, TrajectoryError, type Trajectory } from '../model.js';
 import { isClaudeCodeRecord, readClaudeCode } from './claude-code.js';
 import { isQwenChatRecord, isStreamEvent, readQwenChat, readStreamJson } from './qwen-code.js';
+import type { SessionRecord } from '../readers.js';
+
+export type { SessionRecord };
 
 /**
  * Session files: JSONL whose lines together are one trajectory (Claude Code sessions, Qwen Code
  * chat records, stream-json event logs), told apart from JSONL of one trajectory per row by the
  * first record: a session line is an event with a string `type` and none of the row layouts' lists.
+ * The readers of each kind (claude-code.ts, qwen-code.ts) are imported here, never the other way.
  */
-export interface SessionRecord {
-  lineNo: number;
-  value: unknown;
-}
-
 const ROW_KEYS = ['messages', 'conversations', 'history', 'steps'];
 
 export function isSessionRecord(v: unknown): boolean {
