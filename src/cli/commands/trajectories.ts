@@ -7,6 +7,9 @@ import { addOptions, namedByFlag, resolveFlags } from '../options.js';
 import { pathOptions, requirePaths } from '../../io/paths.js';
 import { loadTokenizer } from '../../tokenize/index.js';
 
+/** The options whose flags come from the option table as they are. */
+const TABLE_FLAGS = ['turns', 'templateDate', ...TEMPLATE_BOUND_KEYS] as const;
+
 export function register(program: Command): void {
   const cmd = program
     .command('trajectories')
@@ -36,14 +39,6 @@ export function register(program: Command): void {
     .option('--eos-token <s>', 'eos_token for chat templates whose source gives none')
     .option('--template-kwargs <json>', 'variables for every chat template, a JSON object, e.g. \'{"enable_thinking": false}\'')
     .option('--json-arguments <names>', 'chat templates (by name, comma-separated) given tool-call arguments as JSON strings, as DeepSeek-V3.1\'s concatenates them')
-    .option(
-      '--turns <mode>',
-      'chat templates: whole (one render of the trajectory), faithful (each assistant turn in the text the template gives while it is generated: ' +
-        'the generation prompt of the messages before it, then the turn; turns that nest share a sample; only the turns in the loss), ' +
-        'auto (faithful only where the template renders an earlier turn differently once later messages follow)',
-      TRAJECTORIES_DEFAULTS.turns,
-    )
-    .option('--template-date <yyyy-mm-dd>', "the date chat templates' strftime_now answers for (recorded in the manifest)", '2024-07-26')
     .option('--tokenizer <name|path>', 'the tokenizer the output will be packed with: only its added tokens become special tokens in chat-template text', 'qwen3')
     .option('--all-templates', 'render every trajectory in every template (weights are then ignored)', false)
     .option('--loss-on <turns>', `turns in the loss: ${LOSS_ON.join(' | ')}`, TRAJECTORIES_DEFAULTS.lossOn)
@@ -57,8 +52,8 @@ export function register(program: Command): void {
     .option('--format <format>', 'chatml: rendered documents; openai: the read and filtered trajectories as OpenAI rows {messages, tools, source, meta} (no template)', 'chatml')
     .option('--count-tokens', 'count tokens by template in the manifest stats (loads the Qwen3 tokenizer)')
     .option('--quiet', 'no per-record messages or summary');
-  // Bounds on each chat-template render: a row past one is dropped as template_limit (docs/trajectories.md).
-  addOptions(cmd, TRAJECTORIES_TABLE, TEMPLATE_BOUND_KEYS);
+  // --turns, --template-date and the bounds on each chat-template render (a row past one is dropped as template_limit; docs/trajectories.md).
+  addOptions(cmd, TRAJECTORIES_TABLE, TABLE_FLAGS);
   addSeedOption(cmd).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const raw: Record<string, unknown> = {
@@ -71,13 +66,11 @@ export function register(program: Command): void {
         outcomes: o.outcomes,
         require: o.require,
         tokenizer: o.tokenizer,
-        turns: o.turns,
-        templateDate: o.templateDate,
       };
       const chat = { chatTemplates: o.chatTemplate, bosToken: o.bosToken, eosToken: o.eosToken, templateKwargs: o.templateKwargs, jsonArguments: o.jsonArguments };
       for (const [k, v] of Object.entries(chat)) if (v !== undefined) raw[k] = v;
       if (raw.templates === undefined) delete raw.templates;
-      const options = resolveFlags(TRAJECTORIES_TABLE, o, (bounds) => resolveTrajectoriesOptions({ ...raw, ...bounds }), TEMPLATE_BOUND_KEYS);
+      const options = resolveFlags(TRAJECTORIES_TABLE, o, (bounds) => resolveTrajectoriesOptions({ ...raw, ...bounds }), TABLE_FLAGS);
       namedByFlag(() => requirePaths(pathOptions(TRAJECTORIES_TABLE, raw)));
       if (o.format !== 'chatml' && o.format !== 'openai') throw new Error(`--format must be chatml or openai, got ${JSON.stringify(o.format)}`);
       if (o.format === 'openai' && /\.parquet$/.test(o.out as string)) throw new Error('--format openai writes JSONL (.jsonl or .jsonl.gz), not Parquet');
