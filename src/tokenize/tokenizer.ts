@@ -3,11 +3,12 @@ import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
 import { FastBpe, vocabularyMemo, type TokenizerJson } from './fast-bpe.js';
 import { PieceMemo, type MemoBuffers } from './piece-memo.js';
-import { nfcWithMap } from './nfc.js';
+import { nfcWithMap, normalizerIsNfc, referenceNfc } from './nfc.js';
 import { prepareTokenizer, type PreparedTokenizer } from './prepared.js';
 import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
+import { referenceRegex } from './unicode-classes.js';
 
 /**
  * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the reference),
@@ -47,6 +48,8 @@ export class MidTokenizer {
   readonly name: string;
   /** sha256 of the tokenizer.json file: recorded in manifests, checked by merge. */
   readonly hash: string;
+  /** The tokenizer.json's normalizer is NFC: applied here (referenceNfc), with a map back to the original offsets. */
+  private readonly nfc: boolean;
 
   /**
    * `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with
@@ -65,11 +68,15 @@ export class MidTokenizer {
       this.specialIds.set(t.content, t.id);
       this.idToToken[t.id] = t.content;
     }
+    this.nfc = normalizerIsNfc(parts.normalizer);
     // The reference tokenizers need the whole JSON: built on first use (the hf backend, decoding).
     this.makeFull = () => new Tokenizer(prepared.json() as never, config as never);
     this.makePlain = () => {
-      const t = new Tokenizer({ ...prepared.json(), added_tokens: [] } as never, config as never);
+      // NFC is applied before (referenceNfc): the library's own is V8's, on newer Unicode tables than the Rust reference's.
+      const json = prepared.json();
+      const t = new Tokenizer({ ...json, added_tokens: [], normalizer: this.nfc ? null : json.normalizer } as never, config as never);
       memoize(t);
+      useReferenceClasses(t);
       return t;
     };
     if (backend === 'fast') {
@@ -98,7 +105,8 @@ export class MidTokenizer {
   encodePlain(text: string): number[] {
     if (text.length === 0) return [];
     if (this.fast) return Array.from(this.encodeWithOffsets(text, [], false).ids);
-    return this.plain.encode(text, { add_special_tokens: false }).ids;
+    const piece = wellFormed(text);
+    return this.plain.encode(this.nfc ? referenceNfc(piece) : piece, { add_special_tokens: false }).ids;
   }
 
   decode(ids: ArrayLike<number>): string {
@@ -142,7 +150,8 @@ export class MidTokenizer {
    * ends inside a multi-byte character owns that whole character (tokenCharRanges).
    */
   private encodePiece(text: string, a: number, b: number, out: TokenBuffer): void {
-    const { normalized, toOriginal } = nfcWithMap(text.slice(a, b));
+    const piece = wellFormed(text.slice(a, b));
+    const { normalized, toOriginal } = this.nfc ? nfcWithMap(piece) : { normalized: piece, toOriginal: null };
     if (this.fast) {
       this.fast.encodeInto(normalized, out, a, toOriginal);
       return;
@@ -186,9 +195,24 @@ class ClearingCache<V> {
   }
 }
 
+interface PreTokenizerStep {
+  constructor: { name: string };
+  pattern?: unknown;
+  pre_tokenize_text?: (text: string, options: unknown) => string[];
+}
 interface TokenizerInternals {
   model?: { cache?: unknown; max_length_to_cache?: number };
-  pre_tokenizer?: { tokenizers?: { constructor: { name: string }; pre_tokenize_text?: (text: string, options: unknown) => string[] }[] };
+  pre_tokenizer?: PreTokenizerStep & { tokenizers?: PreTokenizerStep[] };
+}
+
+/** The Split steps' regexes with the Rust reference's Unicode classes (referenceRegex), where they can be written so. */
+export function useReferenceClasses(tokenizer: Tokenizer): void {
+  const pre = (tokenizer as unknown as TokenizerInternals).pre_tokenizer;
+  for (const step of pre ? (pre.tokenizers ?? [pre]) : []) {
+    if (step.constructor.name !== 'Split' || !(step.pattern instanceof RegExp)) continue;
+    const { regex, reason } = referenceRegex(step.pattern);
+    if (!reason) step.pattern = regex;
+  }
 }
 
 export function memoize(tokenizer: Tokenizer): void {
@@ -209,6 +233,17 @@ export function memoize(tokenizer: Tokenizer): void {
       return out;
     };
   }
+}
+
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The text with each lone surrogate as U+FFFD, as the Rust reference receives it (its strings
+ * are UTF-8). One unit for one: offsets do not move.
+ */
+function wellFormed(text: string): string {
+  const s = text as WellFormedString;
+  return s.isWellFormed() ? text : s.toWellFormed();
 }
 
 function tokenString(t: unknown): string {
