@@ -9,14 +9,19 @@ import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
 import { referenceRegex } from './unicode-classes.js';
+import { checkNativePipeline, NativeBpe } from './native-bpe.js';
 
 /**
- * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the reference),
- * `fast` is FastBpe (the same ids, checked on load), `auto` is fast wherever it is exact.
+ * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the JavaScript
+ * port of the reference), `fast` is FastBpe (the same ids, checked on load), `native` the C++
+ * core (NativeBpe: the fast backend's tables, a splitter written for the pattern); `auto` is
+ * native where it has a splitter for the pattern, else fast wherever it is exact, else hf.
  * The ids are the same either way, so the backend is not part of what a resumed run must match.
  */
-export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast'] as const;
+export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast', 'native'] as const;
 export type TokenizerBackend = (typeof TOKENIZER_BACKENDS)[number];
+/** A backend that runs: what resolveTokenizerBackend picks. */
+export type ResolvedBackend = Exclude<TokenizerBackend, 'auto'>;
 
 /**
  * A Hugging Face tokenizer.json run by @huggingface/tokenizers, with two rules midpack needs:
@@ -41,7 +46,7 @@ export class MidTokenizer {
   readonly padId: number;
   private plainTokenizer: Tokenizer | undefined;
   private fullTokenizer: Tokenizer | undefined;
-  private readonly fast: FastBpe | undefined;
+  private readonly fast: FastBpe | NativeBpe | undefined;
   private readonly specialIds = new Map<string, number>();
   private readonly idToToken: string[] = [];
 
@@ -58,7 +63,7 @@ export class MidTokenizer {
    */
   constructor(
     prepared: PreparedTokenizer,
-    readonly backend: 'hf' | 'fast' = 'hf',
+    readonly backend: ResolvedBackend = 'hf',
     vocabulary?: MemoBuffers,
   ) {
     const { parts, config } = prepared;
@@ -79,9 +84,9 @@ export class MidTokenizer {
       useReferenceClasses(t);
       return t;
     };
-    if (backend === 'fast') {
-      if (!prepared.tables) throw new Error(`${this.name}: the fast backend's tables were not prepared`);
-      this.fast = new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
+    if (backend !== 'hf') {
+      if (!prepared.tables) throw new Error(`${this.name}: the ${backend} backend's tables were not prepared`);
+      this.fast = backend === 'native' ? new NativeBpe(parts, prepared.tables) : new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
     }
     ({ eosId: this.eosId, padId: this.padId } = endOfTextIds(prepared));
   }
@@ -294,10 +299,13 @@ export async function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
  * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
  * kept with the prepared tokenizer (prepared.ts), so it is found once per tokenizer and machine.
  */
-export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
+export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: ResolvedBackend; reason?: string }> {
   if (requested === 'hf') return { backend: 'hf' };
-  const reason = preparedOnMain(spec, false).fastReason;
-  return reason ? { backend: 'hf', reason } : { backend: 'fast' };
+  const prepared = preparedOnMain(spec, false);
+  if (prepared.fastReason) return { backend: 'hf', reason: prepared.fastReason };
+  if (requested === 'fast') return { backend: 'fast' };
+  const nativeReason = checkNativePipeline(prepared.parts);
+  return nativeReason ? { backend: 'fast', reason: nativeReason } : { backend: 'native' };
 }
 
 const mainVocabulary = new Map<string, MemoBuffers | undefined>();
@@ -315,8 +323,9 @@ export function sharedVocabulary(spec: string): MemoBuffers | undefined {
   return mainVocabulary.get(spec);
 }
 
-/** The one-line message for a tokenizer the fast backend cannot reproduce. */
-export function fallbackMessage(spec: string, reason: string): string {
+/** The one-line message for a tokenizer the native (then fast) backend cannot run: `backend` is the one that will. */
+export function fallbackMessage(spec: string, reason: string, backend: ResolvedBackend = 'hf'): string {
+  if (backend === 'fast') return `midpack: tokenizer ${spec}: native backend not available (${reason}); using the fast backend\n`;
   return `midpack: tokenizer ${spec}: fast backend not exact for it (${reason}); using @huggingface/tokenizers\n`;
 }
 
@@ -339,7 +348,7 @@ export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', 
 }
 
 async function load(spec: string, requested: TokenizerBackend, resolved: boolean, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
-  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested === 'fast' }), requested, vocabulary);
+  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested !== 'hf' }), requested, vocabulary);
   const { backend } = await resolveTokenizerBackend(spec, requested);
-  return new MidTokenizer(preparedOnMain(spec, backend === 'fast'), backend);
+  return new MidTokenizer(preparedOnMain(spec, backend !== 'hf'), backend);
 }
