@@ -61,6 +61,9 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     }
     std::u16string text = info[0].As<Napi::String>().Utf16Value();
     out_.clear();
+    out_.ids.reserve(text.size() / 3 + 16);
+    out_.starts.reserve(text.size() / 3 + 16);
+    out_.ends.reserve(text.size() / 3 + 16);
     try {
       core_->encode(text.data(), text.size(), out_);
     } catch (const std::exception& e) {
@@ -75,7 +78,7 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
       if (!parts[k]->empty()) std::memcpy(a.Data(), parts[k]->data(), parts[k]->size() * sizeof(int32_t));
       result.Set(k, a);
     }
-    if (out_.ids.capacity() > (1u << 22)) out_ = midpack::Encoding();  // a huge text's scratch goes back
+    if (out_.ids.capacity() > (1u << 24)) out_ = midpack::Encoding();  // a huge text's scratch goes back
     return result;
   }
 
