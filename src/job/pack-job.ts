@@ -28,7 +28,7 @@ export interface PackJobOptions {
   inputs: string[];
   out: string;
   tokenizer: string;
-  /** auto (default): the fast backend wherever it gives the reference's ids; hf; fast. Same bytes either way. */
+  /** auto (default): native where it has a splitter, else fast wherever it gives the reference's ids, else hf; hf; fast; native. Same bytes either way. */
   tokenizerBackend?: TokenizerBackend;
   workers: number;
   seqLen: number;

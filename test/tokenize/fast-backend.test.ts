@@ -229,5 +229,5 @@ test('midpack run: pack.tokenizerBackend is validated by name and value', async 
   const { parseRunConfig } = await import('../../src/job/run-config.js');
   const base = { sources: [{ type: 'documents', inputs: ['x.jsonl'] }] };
   assert.equal(parseRunConfig({ ...base, pack: { tokenizerBackend: 'hf' } }, 'c.yaml').pack.tokenizerBackend, 'hf');
-  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerBackend: 'turbo' } }, 'c.yaml'), /pack\.tokenizerBackend: must be one of auto, hf, fast, got "turbo"/);
+  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerBackend: 'turbo' } }, 'c.yaml'), /pack\.tokenizerBackend: must be one of auto, hf, fast, native, got "turbo"/);
 });
