@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 import type { MemoBuffers } from '../src/tokenize/piece-memo.js';
+import type { ResolvedBackend, TokenizerBackend } from '../src/tokenize/tokenizer.js';
 
 interface Measure {
   mode: string;
@@ -51,7 +52,7 @@ const CORE_MB = 100;
 async function coreThread(): Promise<void> {
   const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
   const { encodeBatch } = await import('../src/tokenize/batch.js');
-  const { texts, backend, vocabulary } = workerData as { texts: string[]; backend: 'hf' | 'fast'; vocabulary?: MemoBuffers };
+  const { texts, backend, vocabulary } = workerData as { texts: string[]; backend: ResolvedBackend; vocabulary?: MemoBuffers };
   const tokenizer = await loadTokenizer('qwen3', backend, true, vocabulary);
   parentPort!.once('message', () => {
     const t0 = performance.now();
@@ -87,7 +88,7 @@ async function coreShares(input: string, workers: number): Promise<{ shares: str
 }
 
 /** Tokenizes the in-memory shares on `workers` threads; the clock runs from "go" to the last reply. */
-async function coreRun(input: string, workers: number, backend: 'hf' | 'fast'): Promise<Omit<Measure, 'mode' | 'maxRssMB'>> {
+async function coreRun(input: string, workers: number, backend: ResolvedBackend): Promise<Omit<Measure, 'mode' | 'maxRssMB'>> {
   const { shares, bytes } = await coreShares(input, workers);
   const { sharedVocabulary } = await import('../src/tokenize/tokenizer.js');
   const vocabulary = backend === 'fast' ? sharedVocabulary('qwen3') : undefined; // as the pool shares it
@@ -107,7 +108,7 @@ async function coreRun(input: string, workers: number, backend: 'hf' | 'fast'): 
 async function child(mode: string, input: string, workers: number, out: string, requested: string): Promise<void> {
   const { lastPoolStats } = await import('../src/tokenize/pool.js');
   const { resolveTokenizerBackend } = await import('../src/tokenize/tokenizer.js');
-  const { backend } = await resolveTokenizerBackend('qwen3', requested as 'auto' | 'hf' | 'fast');
+  const { backend } = await resolveTokenizerBackend('qwen3', requested as TokenizerBackend);
   if (mode === 'cores') {
     const m = await coreRun(input, workers, backend);
     process.stdout.write(JSON.stringify({ mode, ...m, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');

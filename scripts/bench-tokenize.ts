@@ -14,12 +14,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
+import type { ResolvedBackend } from '../src/tokenize/tokenizer.js';
 
 interface Measure {
   mode: string;
@@ -31,7 +32,7 @@ interface Measure {
   maxRssMB: number;
 }
 
-async function child(mode: string, backend: 'hf' | 'fast', input: string, out: string, workers: number): Promise<void> {
+async function child(mode: string, backend: ResolvedBackend, input: string, out: string, workers: number): Promise<void> {
   const bytes = statSync(input).size;
   const t0 = performance.now();
   let tokens = 0;
@@ -69,7 +70,8 @@ function run(mode: string, backend: string, input: string, workers = 1): Measure
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, args[2] as 'hf' | 'fast', args[3]!, args[4]!, Number(args[5]));
+  if (args[0] === '--child') return child(args[1]!, args[2] as ResolvedBackend, args[3]!, args[4]!, Number(args[5]));
+  if (args[0] === '--core') return coreChild(args[1]!, args[2]!);
   const i = args.indexOf('--mb');
   const mb = i >= 0 ? Number(args[i + 1]) : 100;
   const dir = join(repoRoot, '.bench');
@@ -77,37 +79,111 @@ async function main(): Promise<void> {
   const input = join(dir, `e2e-${mb}.jsonl`);
   if (!existsSync(input)) await buildE2eCorpus(input, mb);
   process.stderr.write(`corpus: ${(statSync(input).size / 1e6).toFixed(0)} MB JSONL (${input})\n`);
+  await coreFigures();
   const m = {
     tokHf: run('tokenize', 'hf', input),
     tokFast: run('tokenize', 'fast', input),
+    tokNative: run('tokenize', 'native', input),
     packHf: run('pack', 'hf', input),
     packFast: run('pack', 'fast', input),
+    packNative: run('pack', 'native', input),
     tokFast2: run('tokenize', 'fast', input, 2),
     packFast2: run('pack', 'fast', input, 2),
+    tokNative2: run('tokenize', 'native', input, 2),
+    packNative2: run('pack', 'native', input, 2),
   };
   const mbs = (x: Measure) => x.bytes / 1e6 / x.seconds;
   const line = (label: string, x: Measure) =>
     `${label.padEnd(30)} ${mbs(x).toFixed(2).padStart(7)} MB/s ${Math.round(x.tokens / x.seconds).toLocaleString('en-US').padStart(11)} tokens/s  ${x.seconds.toFixed(1).padStart(6)} s  peak RSS ${x.maxRssMB.toFixed(0)} MB`;
-  const sameIds = m.tokHf.idsSha256 === m.tokFast.idsSha256 && m.tokHf.tokens === m.tokFast.tokens;
-  const sameShards = m.packHf.idsSha256 === m.packFast.idsSha256 && m.packFast2.idsSha256 === m.packFast.idsSha256;
+  const sameIds = [m.tokFast, m.tokNative, m.tokFast2, m.tokNative2].every((x) => x.idsSha256 === m.tokHf.idsSha256 && x.tokens === m.tokHf.tokens);
+  const sameShards = [m.packFast, m.packNative, m.packFast2, m.packNative2].every((x) => x.idsSha256 === m.packHf.idsSha256);
   process.stdout.write(
     [
       line('tokenize alone, hf, 1 worker', m.tokHf),
       line('tokenize alone, fast, 1 worker', m.tokFast),
       line('pack, hf, 1 worker', m.packHf),
       line('pack, fast, 1 worker', m.packFast),
+      line('tokenize alone, native, 1 worker', m.tokNative),
+      line('pack, native, 1 worker', m.packNative),
       line('tokenize alone, fast, 2 workers', m.tokFast2),
       line('pack, fast, 2 workers', m.packFast2),
+      line('tokenize alone, native, 2 workers', m.tokNative2),
+      line('pack, native, 2 workers', m.packNative2),
       `fast / hf, tokenize alone:    ${(mbs(m.tokFast) / mbs(m.tokHf)).toFixed(2)}x`,
-      `fast / hf, pack per worker:   ${(mbs(m.packFast) / mbs(m.packHf)).toFixed(2)}x  (target >= 2)`,
-      `pack / tokenize alone, fast:  ${(mbs(m.packFast) / mbs(m.tokFast)).toFixed(3)} (1 worker), ${(mbs(m.packFast2) / mbs(m.tokFast2)).toFixed(3)} (2 workers)  (target >= 0.9)`,
-      `pack speedup 1 -> 2 workers:  ${(mbs(m.packFast2) / mbs(m.packFast)).toFixed(3)}  (target >= 1.8)`,
+      `native / fast, tokenize alone: ${(mbs(m.tokNative) / mbs(m.tokFast)).toFixed(2)}x`,
+      `native / fast (today's main), pack, 1 worker: ${(mbs(m.packNative) / mbs(m.packFast)).toFixed(2)}x  (target >= 4)`,
+      `pack / tokenize alone, native: ${(mbs(m.packNative) / mbs(m.tokNative)).toFixed(3)} (1 worker), ${(mbs(m.packNative2) / mbs(m.tokNative2)).toFixed(3)} (2 workers)  (target >= 0.8)`,
+      `pack speedup 1 -> 2 workers, native: ${(mbs(m.packNative2) / mbs(m.packNative)).toFixed(3)}`,
       `ids over the corpus: ${sameIds ? 'identical' : 'DIFFERENT'} (${m.tokFast.tokens} tokens, sha256 ${m.tokFast.idsSha256.slice(0, 16)}); shards: ${sameShards ? 'identical' : 'DIFFERENT'}`,
       `peak RSS: ${Math.max(...Object.values(m).map((x) => x.maxRssMB)).toFixed(0)} MB (target < 2048)`,
     ].join('\n') + '\n',
   );
   if (!sameIds || !sameShards) process.exitCode = 1;
   if (!(await webIdentity())) process.exitCode = 1;
+}
+
+/**
+ * The tokenizer alone (ids and character ranges, in process, one thread) on real code (the
+ * sample repositories) and prose (the sample documentation), each backend and the Rust
+ * reference (npm tokenizers) on the same texts in one child process per backend.
+ */
+async function coreFigures(): Promise<void> {
+  const rows: Record<string, { code: number; prose: number; rss: number }> = {};
+  for (const backend of ['native', 'fast', 'hf', 'rust']) {
+    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--core', backend, repoRoot], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (r.status !== 0) throw new Error(`tokenizer alone (${backend}) failed with status ${r.status}`);
+    rows[backend] = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  }
+  for (const [backend, x] of Object.entries(rows)) {
+    process.stdout.write(`tokenizer alone, ${(backend === 'rust' ? 'Rust reference' : backend).padEnd(14)} code ${x.code.toFixed(1).padStart(7)} MB/s  prose ${x.prose.toFixed(1).padStart(7)} MB/s  peak RSS ${x.rss.toFixed(0)} MB\n`);
+  }
+  const n = rows.native!;
+  process.stdout.write(`native / Rust reference, one thread: code ${(n.code / rows.rust!.code).toFixed(1)}x, prose ${(n.prose / rows.rust!.prose).toFixed(1)}x (target >= 20x); native / fast: code ${(n.code / rows.fast!.code).toFixed(1)}x\n`);
+}
+
+/** The texts of coreFigures: code files and documentation, about 8 MB each (repeated). */
+function coreTexts(root: string): { code: string[]; prose: string[] } {
+  const code: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(py|js|ts|go|rs|java|c|h|cpp|md|json|toml|yaml|sh)$/.test(e.name)) code.push(readFileSync(p, 'utf8'));
+    }
+  };
+  walk(join(root, 'data-samples', 'repos'));
+  const prose = readFileSync(join(root, 'data-samples', 'docs', 'packages.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { text?: unknown }).text ?? ''));
+  const grow = (xs: string[]) => {
+    const out: string[] = [];
+    for (let size = 0; size < 8e6; ) for (const x of xs) (out.push(x), (size += Buffer.byteLength(x)));
+    return out;
+  };
+  return { code: grow(code), prose: grow(prose) };
+}
+
+async function coreChild(backend: string, root: string): Promise<void> {
+  const { code, prose } = coreTexts(root);
+  let encode: (text: string) => Promise<unknown> | unknown;
+  if (backend === 'rust') {
+    const { rustReference } = await import('../test/helpers/reference-tokenizer.js');
+    encode = rustReference('qwen3');
+  } else {
+    const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
+    const t = await loadTokenizer('qwen3', backend as ResolvedBackend, true);
+    encode = (text) => t.encodeDoc({ text });
+  }
+  const speed = async (texts: string[]) => {
+    for (const t of texts.slice(0, 50)) await encode(t); // warm up
+    const t0 = performance.now();
+    let bytes = 0;
+    for (const t of texts) {
+      await encode(t);
+      bytes += Buffer.byteLength(t);
+    }
+    return bytes / 1e6 / ((performance.now() - t0) / 1000);
+  };
+  const out = { code: await speed(code), prose: await speed(prose), rss: process.resourceUsage().maxRSS / 1024 };
+  process.stdout.write(JSON.stringify(out) + '\n');
 }
 
 /** The fast backend against @huggingface/tokenizers on every page of the shared web sets; false if one differs. */

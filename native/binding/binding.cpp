@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "bpe_tokenizer.hpp"
 #include "packer.hpp"
 #include "planner.hpp"
 #include "segments.hpp"
@@ -19,6 +20,73 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
   if (!v.empty()) std::memcpy(out.Data(), v.data(), v.size() * sizeof(uint32_t));
   return out;
 }
+
+// new NativeTokenizer(byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits, ignoreMerges, cacheEntries)
+// encode(text) -> [ids, starts, ends]: one call per text, typed arrays out.
+class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeTokenizer", {InstanceMethod("encode", &NativeTokenizer::Encode), InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
+  }
+
+  explicit NativeTokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTokenizer>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 6 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray()) {
+      Napi::TypeError::New(env, "NativeTokenizer expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries)").ThrowAsJavaScriptException();
+      return;
+    }
+    auto byteIds = info[0].As<Napi::Int32Array>();
+    auto merges = info[1].As<Napi::Int32Array>();
+    auto classes = info[2].As<Napi::Uint8Array>();
+    midpack::BpeConfig config;
+    config.byteIds.assign(byteIds.Data(), byteIds.Data() + byteIds.ElementLength());
+    config.merges.assign(merges.Data(), merges.Data() + merges.ElementLength());
+    config.classes.assign(classes.Data(), classes.Data() + classes.ElementLength());
+    config.maxDigits = info[3].As<Napi::Number>().Int32Value();
+    config.ignoreMerges = info[4].As<Napi::Boolean>().Value();
+    config.cacheEntries = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
+    try {
+      core_ = std::make_unique<midpack::BpeTokenizer>(std::move(config));
+    } catch (const std::exception& e) {
+      Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
+    }
+  }
+
+ private:
+  Napi::Value Encode(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!core_ || info.Length() != 1 || !info[0].IsString()) {
+      Napi::TypeError::New(env, "NativeTokenizer.encode expects a string").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    std::u16string text = info[0].As<Napi::String>().Utf16Value();
+    out_.clear();
+    out_.ids.reserve(text.size() / 3 + 16);
+    out_.starts.reserve(text.size() / 3 + 16);
+    out_.ends.reserve(text.size() / 3 + 16);
+    try {
+      core_->encode(text.data(), text.size(), out_);
+    } catch (const std::exception& e) {
+      out_ = midpack::Encoding();
+      Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    auto result = Napi::Array::New(env, 3);
+    const std::vector<int32_t>* parts[3] = {&out_.ids, &out_.starts, &out_.ends};
+    for (uint32_t k = 0; k < 3; k++) {
+      auto a = Napi::Int32Array::New(env, parts[k]->size());
+      if (!parts[k]->empty()) std::memcpy(a.Data(), parts[k]->data(), parts[k]->size() * sizeof(int32_t));
+      result.Set(k, a);
+    }
+    if (out_.ids.capacity() > (1u << 24)) out_ = midpack::Encoding();  // a huge text's scratch goes back
+    return result;
+  }
+
+  Napi::Value CacheSize(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(core_ ? core_->cacheSize() : 0)); }
+
+  std::unique_ptr<midpack::BpeTokenizer> core_;
+  midpack::Encoding out_;
+};
 
 class NativePacker : public Napi::ObjectWrap<NativePacker> {
  public:
@@ -310,6 +378,7 @@ Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(i
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("version", Napi::Function::New(env, Version));
   exports.Set("NativePacker", NativePacker::Define(env));
+  exports.Set("NativeTokenizer", NativeTokenizer::Define(env));
   exports.Set("NativePlanner", NativePlanner::Define(env));
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   exports.Set("lineSegments", Napi::Function::New(env, LineSegments));

@@ -6,7 +6,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
-import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type TokenizerBackend } from '../tokenize/tokenizer.js';
+import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
@@ -28,7 +28,7 @@ export interface PackJobOptions {
   inputs: string[];
   out: string;
   tokenizer: string;
-  /** auto (default): the fast backend wherever it gives the reference's ids; hf; fast. Same bytes either way. */
+  /** auto (default): native where it has a splitter, else fast wherever it gives the reference's ids, else hf; hf; fast; native. Same bytes either way. */
   tokenizerBackend?: TokenizerBackend;
   workers: number;
   seqLen: number;
@@ -160,11 +160,11 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
   const workers = capWorkers(o.workers, o.forceWorkers ?? false);
   // Workers load their tokenizers (over half a second each) while the main thread reads the
   // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
-  const guess = requested === 'hf' ? 'hf' : 'fast';
+  const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
   let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess });
   try {
     const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, requested);
-    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
+    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
     if (backend !== guess) {
       await pool.close();
       pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend });
@@ -184,7 +184,7 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
 interface PackJob {
   o: PackJobOptions;
   source?: PackSource;
-  backend: 'hf' | 'fast';
+  backend: ResolvedBackend;
   tokenizer: Awaited<ReturnType<typeof tokenizerInfo>>;
   config: Record<string, unknown>;
   outDir: OutDir;
@@ -208,7 +208,7 @@ interface PackJob {
 }
 
 /** The output folder claimed (see out-dir.ts), the work store opened (resumed when it matches). */
-async function setUpPackJob(o: PackJobOptions, backend: 'hf' | 'fast', source?: PackSource): Promise<PackJob> {
+async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?: PackSource): Promise<PackJob> {
   const tokenizer = await tokenizerInfo(o.tokenizer);
   const config = outputConfig(o, tokenizer.hash);
   const rank = o.rank ?? SINGLE_RANK;

@@ -31,7 +31,7 @@ export async function countMixture(o: CountPassOptions): Promise<MixtureCounts> 
   const counts = new MixtureCounts(o.seed, [o.rank.rank], o.rank.worldSize);
   for (const s of o.sources) counts.source(s);
   const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, 'auto');
-  if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason));
+  if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
   const pool = new TokenizePool({ workers: o.workers, tokenizer: o.tokenizer, backend });
   const lengths = new AtomicFile(o.tokensFile);
   const buffer = new Uint32Array(4096);

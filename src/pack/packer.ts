@@ -122,6 +122,11 @@ interface NativeBinding {
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
   /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
+  /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
+  NativeTokenizer: new (byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number) => {
+    encode(text: string): [Int32Array, Int32Array, Int32Array];
+    cacheSize(): number;
+  };
   NativePacker: new (...args: NativePackerArgs) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;
     finish(): ClosedBins;

@@ -5,6 +5,8 @@ import { LongPieceBpe } from './long-bpe.js';
 import type { TokenBuffer } from './token-buffer.js';
 import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
 import { hashRange, PieceMemo } from './piece-memo.js';
+import { normalizerIsNfc, normalizerIsNone } from './nfc.js';
+import { referenceRegex } from './unicode-classes.js';
 
 // ignoreBOM: a token that starts with U+FEFF keeps it (the default would drop it and key the token by the rest).
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -65,8 +67,7 @@ const MEMO_ENTRIES = 1 << 18;
 
 /** Why the fast backend cannot reproduce this tokenizer.json exactly, or undefined when it can. */
 export function checkFastPipeline(json: TokenizerJson): string | undefined {
-  const norm = json.normalizer as { type?: string } | null | undefined;
-  if (norm && norm.type !== 'NFC') return `normalizer ${norm.type} (only NFC or none)`;
+  if (!normalizerIsNfc(json.normalizer) && !normalizerIsNone(json.normalizer)) return `normalizer ${(json.normalizer as { type?: string }).type} (only NFC or none)`;
   const pre = json.pre_tokenizer as { type?: string; pretokenizers?: Record<string, unknown>[] } | null | undefined;
   const steps = pre?.type === 'Sequence' ? pre.pretokenizers ?? [] : [];
   const [split, byteLevel] = steps;
@@ -316,13 +317,18 @@ export function vocabularyMemo(tables: FastTables, shared = false): PieceMemo {
   return memo;
 }
 
-/** The Split regex exactly as @huggingface/tokenizers compiles it (it rewrites \s, (?i:...) ...). */
+/**
+ * The Split regex as @huggingface/tokenizers compiles it (it rewrites \s, (?i:...) ...), with
+ * its Unicode classes as the Rust reference's (referenceRegex).
+ */
 function referencePattern(json: TokenizerJson): RegExp {
   const tiny = new Tokenizer({ ...json, added_tokens: [], model: { type: 'BPE', vocab: {}, merges: [] } } as never, {} as never);
   const pre = (tiny as unknown as { pre_tokenizer?: { tokenizers?: { pattern?: unknown }[] } }).pre_tokenizer;
   const pattern = pre?.tokenizers?.[0]?.pattern;
   if (!(pattern instanceof RegExp) || !pattern.global) throw new Error('fast tokenizer backend: the reference did not compile the Split regex');
-  return new RegExp(pattern.source, pattern.flags);
+  const { regex, reason } = referenceRegex(pattern);
+  if (reason) throw new Error(`fast tokenizer backend: the Split regex's classes cannot be written as the reference's (${reason})`);
+  return regex;
 }
 
 function codeUnitsAt(text: string, i: number): number {

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
 import { splitBatch, type EncodedBatch } from './batch.js';
-import { sharedVocabulary } from './tokenizer.js';
+import { sharedVocabulary, type ResolvedBackend } from './tokenizer.js';
 
 /**
  * Tokenizes on worker threads and hands results back in input order, so the output is the
@@ -18,8 +18,8 @@ import { sharedVocabulary } from './tokenizer.js';
 export interface PoolOptions {
   workers?: number;
   tokenizer?: string;
-  /** Resolved by resolveTokenizerBackend on the main thread: `hf` (default) or `fast`. */
-  backend?: 'hf' | 'fast';
+  /** Resolved by resolveTokenizerBackend on the main thread: `hf` (default), `fast` or `native`. */
+  backend?: ResolvedBackend;
   /** A batch closes at this many characters or documents. */
   batchChars?: number;
   batchDocs?: number;

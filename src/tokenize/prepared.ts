@@ -46,7 +46,7 @@ export interface PreparedTokenizer {
 }
 
 /** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
-export const PREPARED_VERSION = 2;
+export const PREPARED_VERSION = 3;
 
 export interface PrepareOptions {
   /** Run checkFastPipeline on a cache miss (and then write the entry). A worker skips it: it was told. */

@@ -3,19 +3,25 @@ import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
 import { FastBpe, vocabularyMemo, type TokenizerJson } from './fast-bpe.js';
 import { PieceMemo, type MemoBuffers } from './piece-memo.js';
-import { nfcWithMap } from './nfc.js';
+import { nfcWithMap, normalizerIsNfc, referenceNfc } from './nfc.js';
 import { prepareTokenizer, type PreparedTokenizer } from './prepared.js';
 import { TokenBuffer } from './token-buffer.js';
 import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
+import { referenceRegex } from './unicode-classes.js';
+import { checkNativePipeline, NativeBpe } from './native-bpe.js';
 
 /**
- * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the reference),
- * `fast` is FastBpe (the same ids, checked on load), `auto` is fast wherever it is exact.
+ * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the JavaScript
+ * port of the reference), `fast` is FastBpe (the same ids, checked on load), `native` the C++
+ * core (NativeBpe: the fast backend's tables, a splitter written for the pattern); `auto` is
+ * native where it has a splitter for the pattern, else fast wherever it is exact, else hf.
  * The ids are the same either way, so the backend is not part of what a resumed run must match.
  */
-export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast'] as const;
+export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast', 'native'] as const;
 export type TokenizerBackend = (typeof TOKENIZER_BACKENDS)[number];
+/** A backend that runs: what resolveTokenizerBackend picks. */
+export type ResolvedBackend = Exclude<TokenizerBackend, 'auto'>;
 
 /**
  * A Hugging Face tokenizer.json run by @huggingface/tokenizers, with two rules midpack needs:
@@ -40,13 +46,15 @@ export class MidTokenizer {
   readonly padId: number;
   private plainTokenizer: Tokenizer | undefined;
   private fullTokenizer: Tokenizer | undefined;
-  private readonly fast: FastBpe | undefined;
+  private readonly fast: FastBpe | NativeBpe | undefined;
   private readonly specialIds = new Map<string, number>();
   private readonly idToToken: string[] = [];
 
   readonly name: string;
   /** sha256 of the tokenizer.json file: recorded in manifests, checked by merge. */
   readonly hash: string;
+  /** The tokenizer.json's normalizer is NFC: applied here (referenceNfc), with a map back to the original offsets. */
+  private readonly nfc: boolean;
 
   /**
    * `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with
@@ -55,7 +63,7 @@ export class MidTokenizer {
    */
   constructor(
     prepared: PreparedTokenizer,
-    readonly backend: 'hf' | 'fast' = 'hf',
+    readonly backend: ResolvedBackend = 'hf',
     vocabulary?: MemoBuffers,
   ) {
     const { parts, config } = prepared;
@@ -65,16 +73,20 @@ export class MidTokenizer {
       this.specialIds.set(t.content, t.id);
       this.idToToken[t.id] = t.content;
     }
+    this.nfc = normalizerIsNfc(parts.normalizer);
     // The reference tokenizers need the whole JSON: built on first use (the hf backend, decoding).
     this.makeFull = () => new Tokenizer(prepared.json() as never, config as never);
     this.makePlain = () => {
-      const t = new Tokenizer({ ...prepared.json(), added_tokens: [] } as never, config as never);
+      // NFC is applied before (referenceNfc): the library's own is V8's, on newer Unicode tables than the Rust reference's.
+      const json = prepared.json();
+      const t = new Tokenizer({ ...json, added_tokens: [], normalizer: this.nfc ? null : json.normalizer } as never, config as never);
       memoize(t);
+      useReferenceClasses(t);
       return t;
     };
-    if (backend === 'fast') {
-      if (!prepared.tables) throw new Error(`${this.name}: the fast backend's tables were not prepared`);
-      this.fast = new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
+    if (backend !== 'hf') {
+      if (!prepared.tables) throw new Error(`${this.name}: the ${backend} backend's tables were not prepared`);
+      this.fast = backend === 'native' ? new NativeBpe(parts, prepared.tables) : new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
     }
     ({ eosId: this.eosId, padId: this.padId } = endOfTextIds(prepared));
   }
@@ -98,7 +110,8 @@ export class MidTokenizer {
   encodePlain(text: string): number[] {
     if (text.length === 0) return [];
     if (this.fast) return Array.from(this.encodeWithOffsets(text, [], false).ids);
-    return this.plain.encode(text, { add_special_tokens: false }).ids;
+    const piece = wellFormed(text);
+    return this.plain.encode(this.nfc ? referenceNfc(piece) : piece, { add_special_tokens: false }).ids;
   }
 
   decode(ids: ArrayLike<number>): string {
@@ -142,7 +155,8 @@ export class MidTokenizer {
    * ends inside a multi-byte character owns that whole character (tokenCharRanges).
    */
   private encodePiece(text: string, a: number, b: number, out: TokenBuffer): void {
-    const { normalized, toOriginal } = nfcWithMap(text.slice(a, b));
+    const piece = wellFormed(text.slice(a, b));
+    const { normalized, toOriginal } = this.nfc ? nfcWithMap(piece) : { normalized: piece, toOriginal: null };
     if (this.fast) {
       this.fast.encodeInto(normalized, out, a, toOriginal);
       return;
@@ -186,9 +200,24 @@ class ClearingCache<V> {
   }
 }
 
+interface PreTokenizerStep {
+  constructor: { name: string };
+  pattern?: unknown;
+  pre_tokenize_text?: (text: string, options: unknown) => string[];
+}
 interface TokenizerInternals {
   model?: { cache?: unknown; max_length_to_cache?: number };
-  pre_tokenizer?: { tokenizers?: { constructor: { name: string }; pre_tokenize_text?: (text: string, options: unknown) => string[] }[] };
+  pre_tokenizer?: PreTokenizerStep & { tokenizers?: PreTokenizerStep[] };
+}
+
+/** The Split steps' regexes with the Rust reference's Unicode classes (referenceRegex), where they can be written so. */
+export function useReferenceClasses(tokenizer: Tokenizer): void {
+  const pre = (tokenizer as unknown as TokenizerInternals).pre_tokenizer;
+  for (const step of pre ? (pre.tokenizers ?? [pre]) : []) {
+    if (step.constructor.name !== 'Split' || !(step.pattern instanceof RegExp)) continue;
+    const { regex, reason } = referenceRegex(step.pattern);
+    if (!reason) step.pattern = regex;
+  }
 }
 
 export function memoize(tokenizer: Tokenizer): void {
@@ -209,6 +238,17 @@ export function memoize(tokenizer: Tokenizer): void {
       return out;
     };
   }
+}
+
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The text with each lone surrogate as U+FFFD, as the Rust reference receives it (its strings
+ * are UTF-8). One unit for one: offsets do not move.
+ */
+function wellFormed(text: string): string {
+  const s = text as WellFormedString;
+  return s.isWellFormed() ? text : s.toWellFormed();
 }
 
 function tokenString(t: unknown): string {
@@ -259,10 +299,13 @@ export async function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
  * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
  * kept with the prepared tokenizer (prepared.ts), so it is found once per tokenizer and machine.
  */
-export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: 'hf' | 'fast'; reason?: string }> {
+export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: ResolvedBackend; reason?: string }> {
   if (requested === 'hf') return { backend: 'hf' };
-  const reason = preparedOnMain(spec, false).fastReason;
-  return reason ? { backend: 'hf', reason } : { backend: 'fast' };
+  const prepared = preparedOnMain(spec, false);
+  if (prepared.fastReason) return { backend: 'hf', reason: prepared.fastReason };
+  if (requested === 'fast') return { backend: 'fast' };
+  const nativeReason = checkNativePipeline(prepared.parts);
+  return nativeReason ? { backend: 'fast', reason: nativeReason } : { backend: 'native' };
 }
 
 const mainVocabulary = new Map<string, MemoBuffers | undefined>();
@@ -280,8 +323,9 @@ export function sharedVocabulary(spec: string): MemoBuffers | undefined {
   return mainVocabulary.get(spec);
 }
 
-/** The one-line message for a tokenizer the fast backend cannot reproduce. */
-export function fallbackMessage(spec: string, reason: string): string {
+/** The one-line message for a tokenizer the native (then fast) backend cannot run: `backend` is the one that will. */
+export function fallbackMessage(spec: string, reason: string, backend: ResolvedBackend = 'hf'): string {
+  if (backend === 'fast') return `midpack: tokenizer ${spec}: native backend not available (${reason}); using the fast backend\n`;
   return `midpack: tokenizer ${spec}: fast backend not exact for it (${reason}); using @huggingface/tokenizers\n`;
 }
 
@@ -304,7 +348,7 @@ export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', 
 }
 
 async function load(spec: string, requested: TokenizerBackend, resolved: boolean, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
-  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested === 'fast' }), requested, vocabulary);
+  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested !== 'hf' }), requested, vocabulary);
   const { backend } = await resolveTokenizerBackend(spec, requested);
-  return new MidTokenizer(preparedOnMain(spec, backend === 'fast'), backend);
+  return new MidTokenizer(preparedOnMain(spec, backend !== 'hf'), backend);
 }

@@ -12,6 +12,7 @@ import { encodeForPacking } from '../../src/tokenize/encode.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot } from '../helpers/paths.js';
 import { slow } from '../helpers/tiers.js';
+import { rustReference, wellFormed } from '../helpers/reference-tokenizer.js';
 
 const qwenJson = () => {
   const json = JSON.parse(JSON.stringify(qwen3.tokenizerJSON));
@@ -19,19 +20,13 @@ const qwenJson = () => {
   return json;
 };
 
-/** @huggingface/tokenizers untouched: no memo, no added tokens (midpack places specials itself). */
-function pristine(): Tokenizer {
-  const config = JSON.parse(JSON.stringify(qwen3.tokenizerConfig));
-  delete config.default;
-  return new Tokenizer({ ...qwenJson(), added_tokens: [] }, config);
-}
-
-let ref: Tokenizer | undefined;
-const reference = (text: string) => (ref ??= pristine()).encode(text, { add_special_tokens: false }).ids;
+/** The Rust reference (npm tokenizers), no added tokens (midpack places specials itself). */
+const rust = rustReference('qwen3');
+const reference = (text: string) => rust(wellFormed(text));
 
 /** Fast ids equal the reference's, and the fast document encoding (ids, ranges, mask) equals the hf backend's. */
-function assertSame(fast: MidTokenizer, hf: MidTokenizer, text: string, label: string): void {
-  const expected = reference(text);
+async function assertSame(fast: MidTokenizer, hf: MidTokenizer, text: string, label: string): Promise<void> {
+  const expected = await reference(text);
   const got = fast.encodePlain(text);
   if (got.length !== expected.length || got.some((v, i) => v !== expected[i])) {
     const at = got.findIndex((v, i) => v !== expected[i]);
@@ -55,12 +50,13 @@ function* files(dir: string): Iterable<string> {
   }
 }
 
-test('the Qwen3 tokenizer.json passes the fast pipeline check and auto picks the fast backend', slow, async () => {
+test('the Qwen3 tokenizer.json passes the fast pipeline check; auto picks the native backend on its tables, fast when asked', slow, async () => {
   assert.equal(checkFastPipeline(qwenJson()), undefined);
-  assert.deepEqual(await resolveTokenizerBackend('qwen3', 'auto'), { backend: 'fast' });
+  assert.deepEqual(await resolveTokenizerBackend('qwen3', 'auto'), { backend: 'native' });
+  assert.deepEqual(await resolveTokenizerBackend('qwen3', 'fast'), { backend: 'fast' });
   assert.deepEqual(await resolveTokenizerBackend('qwen3', 'hf'), { backend: 'hf' });
-  const fast = await loadTokenizer('qwen3', 'auto');
-  assert.equal(fast.backend, 'fast');
+  const auto = await loadTokenizer('qwen3', 'auto');
+  assert.equal(auto.backend, 'native');
 });
 
 test('the check refuses what tiktoken cannot reproduce: merges out of rank order, byte fallback, another normalizer', slow, () => {
@@ -83,14 +79,14 @@ test('fast backend: identical to @huggingface/tokenizers on every file of data-s
     const buf = readFileSync(path);
     if (buf.includes(0)) continue;
     const text = new TextDecoder().decode(buf); // invalid UTF-8 is replaced, as a reader would
-    assertSame(fast, hf, text, path);
+    await assertSame(fast, hf, text, path);
     n++;
     if (path.endsWith('.jsonl')) {
       for (const line of text.split('\n').filter(Boolean)) {
         const doc = JSON.parse(line) as { text?: string; special_spans?: [number, number][] };
         // Rows of other shapes (chat trajectories: `messages`) were tokenized whole above, as text.
         if (typeof doc.text !== 'string') continue;
-        assertSame(fast, hf, doc.text, `${path} ${line.slice(0, 40)}`);
+        await assertSame(fast, hf, doc.text, `${path} ${line.slice(0, 40)}`);
         assert.deepEqual(fast.encodeDoc(doc as { text: string }), hf.encodeDoc(doc as { text: string }), `${path}: a document with special spans`);
         n++;
       }
@@ -131,7 +127,7 @@ test('fast backend: identical ids on a seeded fuzz of random Unicode strings (al
   const fast = await loadTokenizer('qwen3', 'fast');
   const hf = await loadTokenizer('qwen3', 'hf');
   const rng = new Rng('fast-backend-fuzz', 1);
-  for (let i = 0; i < 3000; i++) assertSame(fast, hf, fuzzString(rng), `fuzz string ${i}`);
+  for (let i = 0; i < 3000; i++) await assertSame(fast, hf, fuzzString(rng), `fuzz string ${i}`);
 });
 
 test('a piece\'s byte length (Buffer.byteLength, for the piece limits) is what TextEncoder writes, unpaired surrogates as U+FFFD', () => {
@@ -157,7 +153,7 @@ test('long pieces: the O(n log n) BPE equals the reference on long runs and long
   ];
   const fast = await loadTokenizer('qwen3', 'fast');
   for (const text of cases) {
-    const expected = reference(text);
+    const expected = await reference(text);
     const bytes = new TextEncoder().encode(text);
     assert.deepEqual(Array.from(long.encode(bytes)), expected, `run of ${JSON.stringify(text.slice(0, 3))}... (${text.length})`);
     assert.deepEqual(fast.encodePlain(text), expected);
@@ -181,7 +177,7 @@ test('long inputs are tokenized in time proportional to their length, with the s
   }
   // A 256 kB run of one character has exactly the reference's ids (the reference itself is slow on it).
   const run = ' '.repeat(1 << 18);
-  assert.deepEqual(fast.encodePlain(run), reference(run));
+  assert.deepEqual(fast.encodePlain(run), await reference(run));
 });
 
 test('a WordPiece and a Metaspace tokenizer.json fall back to @huggingface/tokenizers with the reason, output unchanged', slow, async () => {
@@ -233,5 +229,5 @@ test('midpack run: pack.tokenizerBackend is validated by name and value', async 
   const { parseRunConfig } = await import('../../src/job/run-config.js');
   const base = { sources: [{ type: 'documents', inputs: ['x.jsonl'] }] };
   assert.equal(parseRunConfig({ ...base, pack: { tokenizerBackend: 'hf' } }, 'c.yaml').pack.tokenizerBackend, 'hf');
-  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerBackend: 'turbo' } }, 'c.yaml'), /pack\.tokenizerBackend: must be one of auto, hf, fast, got "turbo"/);
+  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerBackend: 'turbo' } }, 'c.yaml'), /pack\.tokenizerBackend: must be one of auto, hf, fast, native, got "turbo"/);
 });

@@ -24,7 +24,7 @@ function fortyMegabytes(): string {
   return text;
 }
 
-test('pack: one 40 MB plain-text document is packed by the fast backend; the hf backend drops it by reason, no crash', slow, () => {
+test('pack: one 40 MB plain-text document is packed by the native backend (auto); the hf backend drops it by reason, no crash', slow, () => {
   const dir = mkdtempSync(join(tmpdir(), 'midpack-long-'));
   const input = join(dir, 'long.jsonl');
   const text = fortyMegabytes();
@@ -34,7 +34,7 @@ test('pack: one 40 MB plain-text document is packed by the fast backend; the hf 
   const m = JSON.parse(readFileSync(join(dir, 'fast', 'manifest.json'), 'utf8'));
   assert.equal(m.balanced, true);
   assert.equal(m.counts.documents, 2);
-  assert.equal(m.config.tokenizer_backend, 'fast');
+  assert.equal(m.config.tokenizer_backend, 'native');
   assert.ok(m.counts.tokens > 5_000_000, `${m.counts.tokens} tokens for 40 MB`);
 
   const hf = midpack(['pack', input, '--out', join(dir, 'hf'), '--workers', '1', '--no-progress', '--tokenizer-backend', 'hf']);

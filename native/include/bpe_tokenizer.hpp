@@ -1,0 +1,87 @@
+// A byte-level BPE tokenizer core with the Rust reference's ids, for the pre-tokenizer pattern
+// family of Qwen2/2.5/3 and Llama-3:
+//
+//   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,K}| ?[^\s\p{L}\p{N}]+[\r\n]*
+//   |\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// split by hand (no regex engine), with the Unicode classes given by the caller (the table the
+// TypeScript side generated from the reference). Each piece is looked up in the vocabulary, then
+// in a bounded table of pieces already encoded; on a miss the reference's merge algorithm runs
+// (lowest merge rank first, leftmost on ties) in O(n log n). Every token gets its range in UTF-16
+// units of the input: a token owns each code point it holds a byte of.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace midpack {
+
+struct BpeConfig {
+  // The id of each single byte.
+  std::vector<int32_t> byteIds;
+  // (left, right, merged) ids per merge, in merge order (the order is the rank).
+  std::vector<int32_t> merges;
+  // Per code point (0..0x10FFFF): bit 1 letter (\p{L}), bit 2 number (\p{N}), bit 4 white space (\s).
+  std::vector<uint8_t> classes;
+  // K in \p{N}{1,K}.
+  int maxDigits = 1;
+  // BPE's ignore_merges: a piece that is a vocabulary token is that token.
+  bool ignoreMerges = false;
+  // Pieces kept in the table of pieces already encoded, and the longest piece kept (bytes).
+  size_t cacheEntries = 1 << 16;
+  size_t cacheMaxBytes = 256;
+  // A piece longer than this is refused (std::length_error): its merges would hold O(n) memory.
+  size_t maxPieceBytes = 16u << 20;
+};
+
+enum CharClass : uint8_t { kLetter = 1, kNumber = 2, kSpace = 4 };
+
+struct Encoding {
+  std::vector<int32_t> ids, starts, ends;
+  void clear() {
+    ids.clear();
+    starts.clear();
+    ends.clear();
+  }
+};
+
+class BpeTokenizer {
+ public:
+  explicit BpeTokenizer(BpeConfig config);
+  // Appends the tokens of text[0, n) (UTF-16; a lone surrogate counts as U+FFFD) to `out`.
+  void encode(const char16_t* text, size_t n, Encoding& out);
+  // The pieces' [start, end) in UTF-16 units (for tests).
+  void split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const;
+  size_t cacheSize() const { return cache_.size(); }
+
+ private:
+  struct Merge {
+    int32_t rank;
+    int32_t merged;
+  };
+  uint8_t classOf(uint32_t cp) const { return cp < classes_.size() ? classes_[cp] : 0; }
+  size_t pieceEnd(const std::u32string& cps, size_t i) const;
+  void encodePiece(const std::string& bytes, std::vector<int32_t>& ids);
+  void mergeBytes(const std::string& bytes, std::vector<int32_t>& ids) const;
+
+  std::vector<int32_t> byteIds_;
+  std::vector<uint8_t> classes_;
+  int maxDigits_;
+  bool ignoreMerges_;
+  size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
+  std::unordered_map<uint64_t, Merge> pairs_;
+  std::unordered_map<std::string, int32_t> vocab_;
+  std::vector<uint32_t> tokenBytes_;  // byte length per id
+  std::unordered_map<std::string, std::vector<int32_t>> cache_;
+  // Scratch, kept between calls.
+  std::u32string cps_;
+  std::vector<uint32_t> units_;
+  std::string bytes_;
+  std::vector<uint32_t> byteUnit_;
+  std::vector<int32_t> pieceIds_;
+};
+
+}  // namespace midpack
