@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { docToJson } from '../doc/document.js';
 import { prepareSource } from './prepare-source.js';
-import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-pool.js';
+import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-types.js';
 import { StageTimes } from './stage-times.js';
 import { documentSegments } from '../stages/mask/count.js';
 import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';

@@ -21,7 +21,8 @@ import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
 import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, sourceTasks, SourcePieces, thenStage } from './prepare-source.js';
-import { preparedInWorkers, type PreparedDoc, type SourceDone } from './prepare-pool.js';
+import { preparedInWorkers } from './prepare-pool.js';
+import type { PreparedDoc, SourceDone } from './prepare-types.js';
 import { availableParallelism } from 'node:os';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
 import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInReport, type StageTime } from './stage-times.js';
