@@ -16,26 +16,33 @@
  * ones: `--retrieve 0 --context-tokens 0`; BM25 retrieval and the token budget came with issue 30),
  * so both builds do the same work.
  *
- *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1]
+ * `--history PATH`: another history instead, a git repository or a bundle (cloned into
+ * .bench/edits/), walked at `--rev` (default HEAD): the shared go-readability bundle
+ * (../shared/data/histories/, 187 commits with large HTML test fixtures) is the history-heavy case.
+ *
+ *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1] [--history PATH [--rev REV]]
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { repoRoot } from '../test/helpers/paths.js';
 
-const REV = '38a73f5';
-const dir = join(repoRoot, '.bench', 'edits');
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const history = opt('--history');
+const REV = opt('--rev') ?? (history ? 'HEAD' : '38a73f5');
+const dir = join(repoRoot, '.bench', 'edits');
 const baseline = opt('--baseline');
 const rounds = Number(opt('--rounds') ?? 1);
 const sameContext = args.includes('--baseline-context') ? ['--retrieve', '0', '--context-tokens', '0'] : [];
 
+/** The history walked: midpack's own, or `--history` (a bundle or a repository), cloned without a checkout. */
 function cloneHistory(): string {
-  const repo = join(dir, 'midpack');
+  const from = history ?? repoRoot;
+  const repo = join(dir, history ? basename(history, '.bundle') : 'midpack');
   if (!existsSync(join(repo, 'HEAD')) && !existsSync(join(repo, '.git'))) {
     mkdirSync(dir, { recursive: true });
-    const r = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', repoRoot, repo], { encoding: 'utf8' });
+    const r = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', from, repo], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`git clone failed: ${r.stderr}`);
   }
   return repo;
@@ -112,7 +119,7 @@ function compare(a: string, b: string): string {
 
 const repo = cloneHistory();
 const commits = Number(spawnSync('git', ['-C', repo, 'rev-list', '--count', REV], { encoding: 'utf8' }).stdout.trim());
-process.stdout.write(`bench:history  midpack's own history at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
+process.stdout.write(`bench:history  ${history ? basename(history) : "midpack's own history"} at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
 for (let round = 1; round <= rounds; round++) {
   const now = runEdits(repoRoot, repo, 'this', sameContext);
   process.stdout.write(describe(`this build   round ${round}`, now, commits) + '\n');

@@ -112,8 +112,9 @@ export async function* preparedInWorkers(
   const parts = tasks.map((_, k) => new Part(join(partsDir, String(k).padStart(4, '0')), cfg.mask !== undefined));
   const threads: Worker[] = [];
   let next = 0;
+  const running = Math.min(Math.max(1, workers), parts.length);
   const spawn = () => {
-    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
+    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running } satisfies PrepareSetup });
     threads.push(w);
     let k = -1;
     // The worker takes the next task when it is done with one: its modules load once.
@@ -136,7 +137,7 @@ export async function* preparedInWorkers(
     give();
   };
   try {
-    for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
+    for (let k = 0; k < running; k++) spawn();
     const pieces = new SourcePieces(tasks, onSource);
     for (const [k, part] of parts.entries()) {
       yield* part.docs();

@@ -49,6 +49,8 @@ export interface PrepareSetup {
   cfg: RunConfig;
   rank: RankInfo;
   runDir: string;
+  /** Prepare workers running at once: a run's stated cache budgets are split over them. */
+  threads: number;
 }
 
 /** One task for a worker: the config's `index`th source or a piece of it, its documents into `part` (`part`.jsonl and `part`.idx). */
