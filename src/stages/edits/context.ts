@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Rng } from '../../core/random.js';
 import type { RepoFile } from '../repos/format.js';
@@ -11,6 +12,8 @@ import { countWithin } from './token-count.js';
 
 /** Blobs read at once when a tree is indexed for retrieval (their texts are held until indexed). */
 const INDEX_BATCH = 256;
+/** Chunks this long or longer have their token counts cached by their text's hash. */
+const CACHED_CHUNK_CHARS = 4096;
 
 /**
  * The code context of an edit sample, as the Qwen3-Coder report builds it: the files the change
@@ -219,12 +222,25 @@ export class ContextBuilder {
     return kept;
   }
 
+  /**
+   * A chunk's token count, cached by a hash of its text: a large file changed again and again
+   * (a test fixture) is mostly the same chunks each time, and its chunks are cut at the same
+   * places once a cut falls where it fell before (countChunks).
+   */
+  private readonly countChunk = (text: string): number => {
+    if (text.length < CACHED_CHUNK_CHARS) return this.countTokens!(text);
+    const key = `c\0${this.counter}\0${createHash('sha1').update(text).digest('base64')}`;
+    let n = this.cache.get<number>(key);
+    if (n === undefined) this.cache.set(key, (n = this.countTokens!(text)), 0);
+    return n;
+  };
+
   /** A file's tokens in the repository format (its path line and its content) when at most `limit`, else some count over it. */
   private tokensOf(file: RepoFile, sha: string | undefined, limit: number): number {
     const key = sha && `k\0${this.counter}\0${sha}\0${file.path}`;
     const cached = key ? this.cache.get<number>(key) : undefined;
     if (cached !== undefined) return cached;
-    const n = countWithin(this.countTokens!, `${file.path}\n${file.content}`, limit - 2) + 2;
+    const n = countWithin(this.countChunk, `${file.path}\n${file.content}`, limit - 2) + 2;
     // Only a whole count is kept: a cut one says only that it was over that commit's budget left.
     if (key && n <= limit) this.cache.set(key, n, 0);
     return n;
