@@ -16,26 +16,33 @@
  * ones: `--retrieve 0 --context-tokens 0`; BM25 retrieval and the token budget came with issue 30),
  * so both builds do the same work.
  *
- *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1]
+ * `--history PATH`: another history instead, a git repository or a bundle (cloned into
+ * .bench/edits/), walked at `--rev` (default HEAD): the shared go-readability bundle
+ * (../shared/data/histories/, 187 commits with large HTML test fixtures) is the history-heavy case.
+ *
+ *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1] [--history PATH [--rev REV]]
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { repoRoot } from '../test/helpers/paths.js';
 
-const REV = '38a73f5';
-const dir = join(repoRoot, '.bench', 'edits');
 const args = process.argv.slice(2);
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const history = opt('--history');
+const REV = opt('--rev') ?? (history ? 'HEAD' : '38a73f5');
+const dir = join(repoRoot, '.bench', 'edits');
 const baseline = opt('--baseline');
 const rounds = Number(opt('--rounds') ?? 1);
 const sameContext = args.includes('--baseline-context') ? ['--retrieve', '0', '--context-tokens', '0'] : [];
 
+/** The history walked: midpack's own, or `--history` (a bundle or a repository), cloned without a checkout. */
 function cloneHistory(): string {
-  const repo = join(dir, 'midpack');
+  const from = history ?? repoRoot;
+  const repo = join(dir, history ? basename(history, '.bundle') : 'midpack');
   if (!existsSync(join(repo, 'HEAD')) && !existsSync(join(repo, '.git'))) {
     mkdirSync(dir, { recursive: true });
-    const r = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', repoRoot, repo], { encoding: 'utf8' });
+    const r = spawnSync('git', ['clone', '--quiet', '--no-local', '--no-checkout', from, repo], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`git clone failed: ${r.stderr}`);
   }
   return repo;
@@ -54,6 +61,8 @@ function countingGit(): { bin: string; counter: string } {
 
 interface Measure {
   seconds: number;
+  /** User and system CPU seconds, git's included. */
+  cpu: number;
   rssMB: number;
   gitStarts: number;
   byCommand: Record<string, number>;
@@ -68,7 +77,7 @@ function runEdits(root: string, repo: string, name: string, extra: string[] = []
   const cli = join(root, 'dist', 'src', 'cli', 'main.js');
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'edits', repo, '--rev', REV, '--out', out, '--quiet', ...extra], { encoding: 'utf8', env });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, cli, 'edits', repo, '--rev', REV, '--out', out, '--quiet', ...extra], { encoding: 'utf8', env });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${name}: midpack edits failed: ${r.stderr.slice(-2000)}`);
   const starts = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').filter(Boolean) : [];
@@ -80,7 +89,8 @@ function runEdits(root: string, repo: string, name: string, extra: string[] = []
   }
   const lines = r.stderr.trim().split('\n');
   const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8'));
-  return { seconds, rssMB: Number(lines[lines.length - 1]) / 1024, gitStarts: starts.length, byCommand, manifest, out };
+  const [rss, user, sys] = lines[lines.length - 1]!.split(' ').map(Number) as [number, number, number];
+  return { seconds, cpu: user + sys, rssMB: rss / 1024, gitStarts: starts.length, byCommand, manifest, out };
 }
 
 const docsOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string; meta: { format: string } });
@@ -88,7 +98,7 @@ const docsOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').m
 function describe(label: string, m: Measure, commits: number): string {
   const l = m.manifest.ledger;
   return [
-    `${label}: ${m.seconds.toFixed(2)} s, ${(commits / m.seconds).toFixed(1)} commits/s, git processes started ${m.gitStarts} (${Object.entries(m.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')}), peak RSS ${m.rssMB.toFixed(0)} MB`,
+    `${label}: ${m.seconds.toFixed(2)} s (CPU ${m.cpu.toFixed(2)} s), ${(commits / m.seconds).toFixed(1)} commits/s, git processes started ${m.gitStarts} (${Object.entries(m.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')}), peak RSS ${m.rssMB.toFixed(0)} MB`,
     `  ledger: commits in ${l.records_in}, kept ${l.records_out}, dropped ${JSON.stringify(l.dropped)}; samples ${JSON.stringify(m.manifest.stats.edits.samples)}, git apply --check on ${m.manifest.stats.edits.git_apply_checked}`,
   ].join('\n');
 }
@@ -112,14 +122,20 @@ function compare(a: string, b: string): string {
 
 const repo = cloneHistory();
 const commits = Number(spawnSync('git', ['-C', repo, 'rev-list', '--count', REV], { encoding: 'utf8' }).stdout.trim());
-process.stdout.write(`bench:history  midpack's own history at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
+process.stdout.write(`bench:history  ${history ? basename(history) : "midpack's own history"} at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
+/** Commits/s once started: the walk's time less a one-commit walk's (loading modules and the tokenizer, starting git). */
+const started = (m: Measure, one: Measure) => (commits - 1) / Math.max(1e-3, m.seconds - one.seconds);
 for (let round = 1; round <= rounds; round++) {
   const now = runEdits(repoRoot, repo, 'this', sameContext);
+  const nowOne = runEdits(repoRoot, repo, 'this-one', [...sameContext, '--max-commits', '1']);
   process.stdout.write(describe(`this build   round ${round}`, now, commits) + '\n');
   if (baseline) {
     const base = runEdits(baseline, repo, 'baseline');
+    const baseOne = runEdits(baseline, repo, 'baseline-one', ['--max-commits', '1']);
     process.stdout.write(describe(`baseline     round ${round}`, base, commits) + '\n');
-    process.stdout.write(`speed-up this / baseline: ${(base.seconds / now.seconds).toFixed(2)}x; git processes ${now.gitStarts} against ${base.gitStarts}\n`);
+    process.stdout.write(`speed-up this / baseline: ${(base.seconds / now.seconds).toFixed(2)}x in commits/s (CPU ${(base.cpu / now.cpu).toFixed(2)}x); git processes ${now.gitStarts} against ${base.gitStarts}\n`);
+    const [a, b] = [started(now, nowOne), started(base, baseOne)];
+    process.stdout.write(`once started (less a one-commit walk: ${nowOne.seconds.toFixed(2)} s against ${baseOne.seconds.toFixed(2)} s): ${a.toFixed(1)} commits/s against ${b.toFixed(1)}, ${(a / b).toFixed(2)}x\n`);
     process.stdout.write(compare(now.out, base.out) + '\n');
   }
 }

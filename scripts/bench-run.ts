@@ -23,20 +23,32 @@
  * `--baseline-context`: this build's history edits get the context 38a73f5 gave them (changed files
  * and related ones: `retrieve: 0, contextTokens: 0`), so both builds do the same work.
  *
- *   npm run bench:run -- [--workers 2] [--small] [--baseline /tmp/midpack-main] [--baseline-context]
+ * `--history-heavy` (in .bench/run-history/): the `--small` repositories, pages and documents, with
+ * the shared go-readability history (../shared/data/histories/go-readability.bundle: 187 commits,
+ * large HTML test fixtures) as the history: the run whose long pole is the history stage.
+ *
+ * Beside run / pack alone, it prints the prepare phase alone (`--phase prepare` into a fresh
+ * folder) and the overlap figure: the whole run over the longer of its two phases measured alone
+ * (1 when they overlap entirely, their sum over the longer when not at all), the history stage's
+ * MB/s and commits/s, and the run's peak RSS by phase (report.json `peak_rss_mb`).
+ *
+ *   npm run bench:run -- [--workers 2] [--small | --history-heavy] [--baseline /tmp/midpack-main] [--baseline-context]
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { repoRoot, readabilityPages } from '../test/helpers/paths.js';
+import { repoRoot, readabilityPages, sharedDir } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 import { cpuTicks, speedProbeMs, stealPercent } from './steal.js';
 
 const args = process.argv.slice(2);
-const small = args.includes('--small');
-const dir = join(repoRoot, '.bench', small ? 'run-small' : 'run');
+const historyHeavy = args.includes('--history-heavy');
+const small = args.includes('--small') || historyHeavy;
+const dir = join(repoRoot, '.bench', historyHeavy ? 'run-history' : small ? 'run-small' : 'run');
+/** The shared history with large files (read-only; the edits source clones the bundle into the run's work folder). */
+const sharedHistory = join(sharedDir, 'data', 'histories', 'go-readability.bundle');
 const workers = Number(args[args.indexOf('--workers') + 1] ?? 0) || 2;
 const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 const HISTORY_REV = '38a73f5';
@@ -78,7 +90,7 @@ async function buildInputs(): Promise<{ config: string; baselineConfig: string; 
   const inputs: Record<string, string[]> = {
     repos: repoRoots,
     web: [readabilityPages],
-    history: [join(repoRoot, 'data-samples', 'history', 'p-limit.bundle'), ownHistory()],
+    history: historyHeavy ? [sharedHistory] : [join(repoRoot, 'data-samples', 'history', 'p-limit.bundle'), ownHistory()],
     docs: [docs],
     trajectories: [join(repoRoot, 'data-samples', 'trajectories')],
   };
@@ -108,6 +120,16 @@ function outputHashes(out: string): string {
   };
   walk(out, '');
   return h.digest('hex').slice(0, 16);
+}
+
+const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
+
+/** The history stage's figures from the run's report and manifest: MB/s of its documents and commits/s, on its wall time. */
+function historyFigures(report: { stage_times?: Record<string, { wall_s: number; mb_per_s: number }> }, manifest: { stages?: Record<string, { ledger?: { records_in?: number } }> }): string {
+  const t = report.stage_times?.history;
+  const commits = manifest.stages?.history?.ledger?.records_in;
+  if (!t || commits === undefined) return 'history stage: no figures (stage_times needs MIDPACK_STAGE_TIMES or the report)';
+  return `history stage: ${commits} commits in ${t.wall_s.toFixed(1)} s of wall time (its threads' sum): ${(commits / t.wall_s).toFixed(1)} commits/s, ${t.mb_per_s.toFixed(2)} MB/s of its documents`;
 }
 
 /** The prepared documents of two runs compared: ids in order, and the texts that differ by kind. */
@@ -164,6 +186,7 @@ const runArgs = (w: number) => [cli, 'run', config, '--workers', String(w), '--k
 const run = timed(runArgs(workers));
 const runHash = outputHashes(out);
 const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
 // The pack phase alone: the same command again, its pack work removed, the prepared documents reused.
 rmSync(join(out, '.work'), { recursive: true, force: true });
 const packAlone = timed(runArgs(workers));
@@ -175,6 +198,11 @@ const prepared = join(out, '.run', 'docs.jsonl');
 const preparedBytes = statSync(prepared).size;
 const tok = timed([join(repoRoot, 'dist', 'scripts', 'bench-e2e.js'), '--child', 'tokenize', prepared, String(workers), join(dir, 'tok-out')]);
 const tokMeasure = JSON.parse(tok.stdout.trim().split('\n').pop()!);
+// The prepare phase alone, from scratch: the run's other phase, for the overlap figure.
+const preparedHash = fileHash(prepared);
+rmSync(out, { recursive: true, force: true });
+const prepareAlone = timed([cli, 'run', config, '--workers', String(workers), '--phase', 'prepare', '--no-progress']);
+const prepareSame = fileHash(prepared) === preparedHash;
 const p = report.packing;
 const mb = (b: number, s: number) => (b / 1e6 / s).toFixed(2);
 const stageLines = Object.entries((report.stage_times ?? {}) as Record<string, { wall_s: number; cpu_s: number; documents: number; docs_per_s: number; mb_per_s: number }>).map(
@@ -189,7 +217,10 @@ process.stdout.write(
     `output identical: run ${runHash}, pack alone ${packHash}, pack alone on 1 worker ${oneHash}: ${runHash === packHash && packHash === oneHash}`,
     `tokenization alone (same documents) ${tok.seconds.toFixed(1)} s  ${mb(preparedBytes, tok.seconds)} MB/s, ${Math.round(tokMeasure.tokens / tok.seconds).toLocaleString('en-US')} tokens/s  peak RSS ${tok.maxRssMB.toFixed(0)} MB`,
     `run / tokenization alone:           ${(tok.seconds / run.seconds).toFixed(3)}  (tokenization's share of the run)`,
-    `peak RSS of the run:                ${run.maxRssMB.toFixed(0)} MB  (target < 2048)`,
+    `prepare phase alone                 ${prepareAlone.seconds.toFixed(1)} s (CPU ${prepareAlone.cpu.toFixed(1)} s)  peak RSS ${prepareAlone.maxRssMB.toFixed(0)} MB; the same prepared documents: ${prepareSame}`,
+    `overlap: run / longer phase alone:  ${(run.seconds / Math.max(packAlone.seconds, prepareAlone.seconds)).toFixed(2)}  (target <= 1.2; run / sum of both phases ${(run.seconds / (packAlone.seconds + prepareAlone.seconds)).toFixed(2)})`,
+    historyFigures(report, manifest),
+    `peak RSS of the run:                ${run.maxRssMB.toFixed(0)} MB  (target < 1024); by phase: ${Object.entries((report.peak_rss_mb ?? {}) as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')} MB`,
     `report: ${p.documents.toLocaleString('en-US')} documents, ${p.tokens.toLocaleString('en-US')} tokens, ${p.bins} bins (lower bound ${p.lower_bound}, ratio ${p.bins_over_lower_bound.toFixed(6)}), padding ${(p.padding_rate * 100).toFixed(4)}%, fragmentation ${(p.fragmentation_rate * 100).toFixed(2)}%, overlong ${(p.overlong_rate * 100).toFixed(3)}% (${p.overlong_policy}), masked ${(report.masked_fraction * 100).toFixed(2)}%`,
     `by kind: ${Object.entries(report.by_kind as Record<string, { tokens: number }>).map(([k, g]) => `${k} ${g.tokens.toLocaleString('en-US')}`).join(', ')}`,
   ].join('\n') + '\n',

@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
 import type { Doc } from '../doc/document.js';
 import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
-import type { StageTime } from './stage-times.js';
-import { SourcePieces, sourceTasks, type SourceTask, type StageRecord } from './prepare-source.js';
+import { SourcePieces, sourceTasks } from './prepare-source.js';
+import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone } from './prepare-types.js';
 
 /**
  * The prepare step's sources in worker threads, beside the main thread that writes and counts.
@@ -21,42 +21,6 @@ import { SourcePieces, sourceTasks, type SourceTask, type StageRecord } from './
  * are the same bytes for any number of workers. Memory is a read buffer or two per part: a fast
  * source waits on disk, never in memory.
  */
-export interface SourceDone {
-  records: Record<string, StageRecord>;
-  times: Record<string, StageTime>;
-}
-
-/** Messages of a prepare worker (prepare-worker.ts): how far its part's two files hold whole records. */
-export type PrepareMessage =
-  | ({ type: 'flushed' } & PartBytes)
-  | ({ type: 'done' } & PartBytes & SourceDone)
-  | { type: 'error'; message: string; name: string; stack?: string };
-
-/** Bytes of whole records in a part's JSONL file and in its index (prepare-worker.ts). */
-export interface PartBytes {
-  bytes: number;
-  indexBytes: number;
-}
-
-/** What every prepare worker is started with. */
-export interface PrepareSetup {
-  cfg: RunConfig;
-  rank: RankInfo;
-  runDir: string;
-}
-
-/** One task for a worker: the config's `index`th source or a piece of it, its documents into `part` (`part`.jsonl and `part`.idx). */
-export interface PrepareTask extends SourceTask {
-  part: string;
-}
-
-/**
- * A part's index: per document, INDEX_HEADER_WORDS little-endian 32-bit words (its JSONL line's
- * bytes with the newline, its text's UTF-8 bytes, how many segment words follow), then those
- * words (with masking: documentSegments, four a segment). The JSONL file holds exactly the
- * lines that go to docs.jsonl, so the main thread copies them without decoding.
- */
-export const INDEX_HEADER_WORDS = 3;
 
 /** One source's part: the two files its worker appends to, and the source's figures once it is done. */
 class Part {
@@ -118,19 +82,6 @@ function wordsOf(bytes: Buffer): Uint32Array {
   return words;
 }
 
-/**
- * A prepared document: its JSONL line with the newline (the bytes docs.jsonl gets), its text's
- * UTF-8 bytes, and (masking, from a worker) its segments found and hashed. A worker's `doc` is
- * parsed from the line on first use: counting needs a document's text only for the few segments
- * it samples.
- */
-export interface PreparedDoc {
-  doc: Doc;
-  line: Buffer | string;
-  textBytes: number;
-  segments?: Uint32Array;
-}
-
 function lazyDoc(line: Buffer, textBytes: number, segments: Uint32Array | undefined): PreparedDoc {
   return { doc: lineDoc(line), line, textBytes, segments };
 }
@@ -161,8 +112,9 @@ export async function* preparedInWorkers(
   const parts = tasks.map((_, k) => new Part(join(partsDir, String(k).padStart(4, '0')), cfg.mask !== undefined));
   const threads: Worker[] = [];
   let next = 0;
+  const running = Math.min(Math.max(1, workers), parts.length);
   const spawn = () => {
-    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir } satisfies PrepareSetup });
+    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running } satisfies PrepareSetup });
     threads.push(w);
     let k = -1;
     // The worker takes the next task when it is done with one: its modules load once.
@@ -185,7 +137,7 @@ export async function* preparedInWorkers(
     give();
   };
   try {
-    for (let k = 0; k < Math.min(Math.max(1, workers), parts.length); k++) spawn();
+    for (let k = 0; k < running; k++) spawn();
     const pieces = new SourcePieces(tasks, onSource);
     for (const [k, part] of parts.entries()) {
       yield* part.docs();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
-import { Ledger, type LedgerJson } from '../core/ledger.js';
+import { Ledger } from '../core/ledger.js';
 import { mergePieceFigures } from './merge-report.js';
 import { ownedBy, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext, type Stage, type StageContext } from '../core/stage.js';
@@ -11,20 +11,13 @@ import { asUnit, tagged } from '../mix/unit.js';
 import { sourceEntry, stageEntry } from './registry.js';
 import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
 import { stageTime, threadCpuSeconds, type StageTime, type StageTimes } from './stage-times.js';
-import type { SourceDone } from './prepare-pool.js';
+import type { SourceDone, SourceTask, StageRecord } from './prepare-types.js';
 
 /**
  * One source of a run's config through its `then:` stages, as the prepare step streams it. The
  * same function serves the prepare step on the main thread (one worker) and in a prepare worker
  * (prepare-pool.ts): a source's documents are the same bytes wherever it runs.
  */
-export interface StageRecord {
-  type: string;
-  ledger: LedgerJson;
-  balanced: boolean;
-  stats: Record<string, unknown>;
-}
-
 export interface PreparedSource {
   docs: AsyncIterable<Doc>;
   /** The source's and its stages' names, in order (the keys of `records()` and of their times). */
@@ -32,14 +25,6 @@ export interface PreparedSource {
   /** The ledgers and figures, once `docs` is exhausted. */
   records: () => Record<string, StageRecord>;
   times: () => Record<string, StageTime>;
-}
-
-/** One piece of work of the prepare step: the config's `index`th source, or one piece of it (SourceEntry.pieces). */
-export interface SourceTask {
-  index: number;
-  piece?: unknown;
-  /** On a source's first task: the time its pieces took to plan (bundles cloned, commits counted), counted as the source's own. */
-  planned?: { name: string; wall: number; cpu: number };
 }
 
 /** A source's context in a run: its work folder, this rank's share. */

@@ -2,11 +2,12 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { docToJson } from '../doc/document.js';
 import { prepareSource } from './prepare-source.js';
-import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-pool.js';
+import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-types.js';
 import { StageTimes } from './stage-times.js';
 import { documentSegments } from '../stages/mask/count.js';
 import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
+import { shareContentCaches } from '../stages/edits/content-cache.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
@@ -16,6 +17,7 @@ import { resolveMaskOptions } from '../stages/mask/options.js';
  * hold; at the end of a source, its ledgers, figures and stage times.
  */
 const setup = workerData as PrepareSetup;
+shareContentCaches(setup.threads);
 const post = (m: PrepareMessage) => parentPort!.postMessage(m);
 /** A flush at least this often, so the main thread reads a slow source as it goes. */
 const FLUSH_MS = 50;

@@ -60,6 +60,8 @@ export interface RunConfig {
   seed: number;
   tokenizer: string;
   workers?: number;
+  /** The run's memory budget in MB (memory-budget.ts): its shares go to the parts bounded by configuration. */
+  memoryMb?: number;
   /** Ranks of a multi-rank run (else --world-size, OUT's record, the scheduler's environment). */
   worldSize?: number;
   sources: SourceConfig[];
@@ -102,7 +104,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   };
   const c = checkers(fail);
   const top = c.obj(raw, '');
-  c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'worldSize', 'sources', 'mask', 'pack'], '');
+  c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'memoryMb', 'worldSize', 'sources', 'mask', 'pack'], '');
   if (!Array.isArray(top.sources) || top.sources.length === 0) fail('sources', 'must be a non-empty list');
   const names = new Set<string>();
   // A file or folder an option names is checked from the config's folder, as the run reads it.
@@ -121,6 +123,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
     seed: top.seed === undefined ? 0 : c.int(top.seed, 'seed'),
     tokenizer: top.tokenizer === undefined ? 'qwen3' : c.str(top.tokenizer, 'tokenizer'),
     workers: top.workers === undefined ? undefined : c.int(top.workers, 'workers', 1),
+    ...(top.memoryMb === undefined ? {} : { memoryMb: c.int(top.memoryMb, 'memoryMb', 64) }),
     ...(top.worldSize === undefined ? {} : { worldSize: c.int(top.worldSize, 'worldSize', 1) }),
     sources,
     mask,

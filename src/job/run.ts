@@ -21,11 +21,13 @@ import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
 import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, sourceTasks, SourcePieces, thenStage } from './prepare-source.js';
-import { preparedInWorkers, type PreparedDoc, type SourceDone } from './prepare-pool.js';
+import { preparedInWorkers } from './prepare-pool.js';
+import type { PreparedDoc, SourceDone } from './prepare-types.js';
 import { availableParallelism } from 'node:os';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
 import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInReport, type StageTime } from './stage-times.js';
 import { PhasePeaks } from '../core/phase-peaks.js';
+import { withMemoryBudget } from './memory-budget.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -61,6 +63,8 @@ export interface RunOptions {
   strictMixture?: boolean;
   /** Called as each stage (and phase) finishes, with its time: one progress line per stage. */
   onStageTime?: (name: string, t: StageTime) => void;
+  /** The run's memory budget in MB (memory-budget.ts; default: the config's memoryMb, else 1024). */
+  memoryMb?: number;
   /** Peak RSS per phase, filled as the run goes into report.json `peak_rss_mb` (one is made when not given). */
   memory?: PhasePeaks;
 }
@@ -108,6 +112,8 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
   };
   const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
+  // After the fingerprint: the budget changes what is held in memory, not the output's bytes.
+  cfg = withMemoryBudget(cfg, o.memoryMb ?? cfg.memoryMb);
   try {
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);

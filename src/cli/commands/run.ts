@@ -25,6 +25,7 @@ export function register(program: Command): void {
     .option('--rank <r>', 'rank of this process (default: the Slurm array task, relative to the array as first submitted, which OUT/.midpack-ranks.json records; or JOB_COMPLETION_INDEX)', intOption('--rank'))
     .option('--world-size <w>', 'number of ranks (default: the config\'s worldSize, MIDPACK_WORLD_SIZE, JOB_COMPLETIONS, OUT/.midpack-ranks.json, else the Slurm array\'s span (MAX-MIN)/STEP+1)', intOption('--world-size', 1))
     .option('--workers <n>', 'worker threads: while preparing, n of them run the sources beside the main thread (1: all on the main thread); while packing, n tokenizers (default: the config, else the core count)', intOption('--workers', 1))
+    .option('--memory-mb <mb>', "the run's memory budget: a quarter to the mask count table, an eighth to the edits context caches, a quarter to a planning pass, unless the config sets them (default: the config's memoryMb, else 1024)", intOption('--memory-mb', 64))
     .option('--keep-work', 'keep OUT/.run and OUT/.work after success', false);
   addJobOptions(cmd)
     .addHelpText(
@@ -36,7 +37,7 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; memoryMb?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
         const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
@@ -47,7 +48,7 @@ export function register(program: Command): void {
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
         // Not on a terminal (a log): one line as each stage finishes.
         const onStageTime = progress && !process.stderr.isTTY ? (name: string, t: StageTime) => process.stderr.write(`midpack: run: stage ${stageTimeLine(name, t)}\n`) : undefined;
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, memoryMb: opts.memoryMb, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
         if (!r.summary) {
           const mixture = opts.phase === 'count' ? `; mixture counts: ${r.out}/.run/mixture-counts.json` : '';
           if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}${mixture}\n`);

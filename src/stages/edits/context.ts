@@ -1,16 +1,21 @@
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Rng } from '../../core/random.js';
 import type { RepoFile } from '../repos/format.js';
 import { decodeText } from '../fim/text.js';
 import { CatFile, git } from './git.js';
-import { rankBm25, TermCache, termCounts, type Bm25Doc, type TermCounts } from './retrieve.js';
+import { rankBm25, termCounts, type Bm25Doc, type TermCounts } from './retrieve.js';
+import { DEFAULT_CONTEXT_CACHE_MB, ENTRY_BYTES, threadContentCache, type ContentCache } from './content-cache.js';
 import { readTexts } from './blob-texts.js';
+import { TreeFiles } from './tree-files.js';
+import { countWithin } from './token-count.js';
 
 /** Blobs read at once when a tree is indexed for retrieval (their texts are held until indexed). */
 const INDEX_BATCH = 256;
 /** Ranked files read at once while looking for retrieved files that fit the budget. */
 const FIT_BATCH = 8;
-import { TreeFiles } from './tree-files.js';
+/** Chunks this long or longer have their token counts cached by their text's hash. */
+const CACHED_CHUNK_CHARS = 4096;
 
 /**
  * The code context of an edit sample, as the Qwen3-Coder report builds it: the files the change
@@ -29,11 +34,16 @@ export interface ContextOptions {
   /** Budget of the context in tokens of the packing tokenizer; 0 for none. */
   contextTokens: number;
   maxFileBytes: number;
-  /** Blobs whose term counts (and token counts) are kept between commits. */
-  cacheFiles: number;
+  /**
+   * Retrieved and related files are drawn from the tree's files up to this size: a larger one
+   * costs its indexing and counting on every commit that changes it, and seldom fits the budget.
+   */
+  contextFileBytes: number;
+  /** The memory of a run's context caches (term counts, token counts, trees), in MB, split over its threads (content-cache.ts). */
+  cacheMb: number;
 }
 
-export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = { retrieve: 3, related: 2, contextTokens: 32768, maxFileBytes: 256 * 1024, cacheFiles: 20000 };
+export const DEFAULT_CONTEXT_OPTIONS: ContextOptions = { retrieve: 3, related: 2, contextTokens: 32768, maxFileBytes: 256 * 1024, contextFileBytes: 64 * 1024, cacheMb: DEFAULT_CONTEXT_CACHE_MB };
 
 export interface ContextStats {
   /** Files put in a context, by why. */
@@ -51,25 +61,11 @@ export interface ContextStats {
   files_ranked: number;
 }
 
-/** Caches of what a blob's or a path's content gives, by its id: a key names the same value whichever walk fills it. */
-interface ContentCaches {
-  terms: TermCache;
-  paths: TermCache;
-  tokens: Map<string, number>;
-}
-
-/**
- * The caches of this thread's context builders, by size and token counter: the walks one thread
- * runs (the pieces of a history, a run's edits sources) share them, so a piece does not index
- * again the trees an earlier piece indexed. They change only the time a walk takes.
- */
-const threadCaches = new Map<string, ContentCaches>();
-
-function contentCaches(cacheFiles: number, counter: string): ContentCaches {
-  const key = `${cacheFiles}\0${counter}`;
-  let c = threadCaches.get(key);
-  if (!c) threadCaches.set(key, (c = { terms: new TermCache(cacheFiles), paths: new TermCache(cacheFiles), tokens: new Map() }));
-  return c;
+/** The heap a term count holds, about: an entry and the characters of each term. */
+function termBytes(terms: TermCounts | null): number {
+  let bytes = ENTRY_BYTES;
+  if (terms) for (const t of terms.counts.keys()) bytes += ENTRY_BYTES + t.length;
+  return bytes;
 }
 
 /** How one context is chosen. */
@@ -96,19 +92,21 @@ interface TreeEntry {
 
 export class ContextBuilder {
   readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, no_retrieved_fit: 0, files_ranked: 0 };
-  private readonly terms: TermCache;
-  /** Term counts of paths: a path recurs in every commit's tree, its terms need not be split again. */
-  private readonly paths: TermCache;
-  private readonly tokens: Map<string, number>;
+  /**
+   * This thread's share of the run's cache budget: blobs' term counts (`t`), paths' term counts
+   * (`p`: a path recurs in every commit's tree, its terms need not be split again), files' token
+   * counts per counter (`k`), and TreeFiles' trees and sizes.
+   */
+  private readonly cache: ContentCache;
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
 
   /** `counter` names the token counter (its tokenizer): token counts are cached per counter. */
   constructor(
     readonly options: ContextOptions,
     private readonly countTokens?: (text: string) => number,
-    counter = '',
+    private readonly counter = '',
   ) {
-    ({ terms: this.terms, paths: this.paths, tokens: this.tokens } = contentCaches(options.cacheFiles, countTokens ? counter : ''));
+    this.cache = threadContentCache(options.cacheMb);
   }
 
   /** The context of a change at `tree` (a commit or tree id of the repository at `dir`). */
@@ -118,7 +116,7 @@ export class ContextBuilder {
     const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
     const fit = mode.fitRetrieved && o.contextTokens > 0 && this.countTokens !== undefined;
     const { files: retrieved, leftOut } = fit
-      ? await this.retrieveFitting(cat, entries, description, o.contextTokens - touched.reduce((s, f) => s + this.tokensOf(f, f.sha), 0))
+      ? await this.retrieveFitting(cat, entries, description, o.contextTokens - touched.reduce((s, f) => s + this.tokensOf(f, f.sha, o.contextTokens), 0))
       : { files: await this.retrieve(cat, entries, description), leftOut: 0 };
     const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
     const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
@@ -134,28 +132,29 @@ export class ContextBuilder {
   }
 
   /**
-   * The tree's regular files within the size limit, in ls-tree's order: through the repository's
+   * The tree's regular files within the size limits, in ls-tree's order: through the repository's
    * own cat-file process (TreeFiles caches trees, so a commit re-reads only the folders it changed),
    * or one `ls-tree` when `tree` is not a full object name (TreeFiles walks binary tree entries).
    */
   private async listTree(dir: string, cat: CatFile, tree: string): Promise<TreeEntry[]> {
+    const maxBytes = Math.min(this.options.maxFileBytes, this.options.contextFileBytes);
     if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
       let trees = this.trees.get(cat);
-      if (!trees) this.trees.set(cat, (trees = new TreeFiles(cat)));
-      return (await trees.list(tree)).filter((f) => f.size <= this.options.maxFileBytes).map((f) => ({ path: f.path, sha: f.sha }));
+      if (!trees) this.trees.set(cat, (trees = new TreeFiles(cat, this.cache)));
+      return (await trees.list(tree)).filter((f) => f.size <= maxBytes).map((f) => ({ path: f.path, sha: f.sha }));
     }
     const out = (await git(dir, ['ls-tree', '-r', '-z', '--long', tree])).toString('utf8').split('\0');
     const entries: TreeEntry[] = [];
     for (const line of out) {
       const m = /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(line);
-      if (m && Number(m[2]) <= this.options.maxFileBytes) entries.push({ path: m[3]!, sha: m[1]! });
+      if (m && Number(m[2]) <= maxBytes) entries.push({ path: m[3]!, sha: m[1]! });
     }
     return entries;
   }
 
   private pathTerms(path: string): TermCounts {
-    let terms = this.paths.get(path);
-    if (!terms) this.paths.set(path, (terms = termCounts(path)));
+    let terms = this.cache.get<TermCounts>(`p\0${path}`);
+    if (!terms) this.cache.set(`p\0${path}`, (terms = termCounts(path)), termBytes(terms));
     return terms;
   }
 
@@ -177,9 +176,9 @@ export class ContextBuilder {
     const files: (RepoFile & { sha: string })[] = [];
     // A file costs at least its path line and separators (3 tokens): with less room none fits.
     for (let at = room >= 3 ? 0 : ranked.length; files.length < n && at < ranked.length; ) {
-      const batch = ranked.slice(at, (at += FIT_BATCH)).filter((e) => (this.tokens.get(`${e.sha}\0${e.path}`) ?? 0) <= room);
+      const batch = ranked.slice(at, (at += FIT_BATCH)).filter((e) => (this.cache.get<number>(this.tokensKey(e.sha, e.path)) ?? 0) <= room);
       for (const f of await this.readFiles(cat, batch)) {
-        const cost = this.tokensOf(f, f.sha);
+        const cost = this.tokensOf(f, f.sha, room);
         if (files.length === n || cost > room) continue;
         files.push(f);
         room -= cost;
@@ -201,7 +200,7 @@ export class ContextBuilder {
     const missing: string[] = [];
     for (const e of entries) {
       if (known.has(e.sha)) continue;
-      const terms = this.terms.get(e.sha);
+      const terms = this.cache.get<TermCounts | null>(`t\0${e.sha}`);
       if (terms === undefined) missing.push(e.sha);
       known.set(e.sha, terms ?? null);
     }
@@ -209,7 +208,7 @@ export class ContextBuilder {
       for (const [sha, t] of await readTexts(cat, missing.slice(i, i + INDEX_BATCH), Number.POSITIVE_INFINITY)) {
         const terms = 'text' in t ? termCounts(t.text) : null;
         known.set(sha, terms);
-        this.terms.set(sha, terms);
+        this.cache.set(`t\0${sha}`, terms, termBytes(terms));
       }
     }
     const docs: Bm25Doc<TreeEntry>[] = [];
@@ -252,34 +251,54 @@ export class ContextBuilder {
     return picked;
   }
 
-  /** Touched files always; then the others in order while the token budget lasts. */
+  /**
+   * Touched files always; then the others in order while the token budget lasts. A file is
+   * counted only as far as the budget left needs (countWithin): past it, the exact count changes
+   * nothing (touched files go in anyway, another file is left out).
+   */
   private withinBudget<T extends { file: RepoFile; why: ContextWhy; sha?: string }>(chosen: readonly T[]): T[] {
     const budget = this.options.contextTokens;
     if (budget <= 0 || !this.countTokens) return [...chosen];
     let used = 0;
     const kept: T[] = [];
     for (const [i, c] of chosen.entries()) {
-      const cost = this.tokensOf(c.file, c.sha);
+      const cost = this.tokensOf(c.file, c.sha, Math.max(0, budget - used));
       if (c.why === 'touched' || used + cost <= budget) {
         used += cost;
         kept.push(c);
       } else this.stats.left_out[c.why]++;
-      // Touched files come first and all go in: after the last of them, `used` is their total.
+      // Touched files come first and all go in: after the last of them, `used` is over the budget iff their total is.
       if (c.why === 'touched' && chosen[i + 1]?.why !== 'touched' && used > budget) this.stats.touched_over_budget++;
     }
     return kept;
   }
 
-  /** A file's tokens in the repository format: its path line and its content. */
-  private tokensOf(file: RepoFile, sha?: string): number {
-    const key = sha && `${sha}\0${file.path}`;
-    const cached = key ? this.tokens.get(key) : undefined;
+  /**
+   * A chunk's token count, cached by a hash of its text: a large file changed again and again
+   * (a test fixture) is mostly the same chunks each time, and its chunks are cut at the same
+   * places once a cut falls where it fell before (countChunks).
+   */
+  private readonly countChunk = (text: string): number => {
+    if (text.length < CACHED_CHUNK_CHARS) return this.countTokens!(text);
+    const key = `c\0${this.counter}\0${createHash('sha1').update(text).digest('base64')}`;
+    let n = this.cache.get<number>(key);
+    if (n === undefined) this.cache.set(key, (n = this.countTokens!(text)), 0);
+    return n;
+  };
+
+  /** The cache key of a file's token count: by blob, path (it is part of the text) and counter. */
+  private tokensKey(sha: string, path: string): string {
+    return `k\0${this.counter}\0${sha}\0${path}`;
+  }
+
+  /** A file's tokens in the repository format (its path line and its content) when at most `limit`, else some count over it. */
+  private tokensOf(file: RepoFile, sha: string | undefined, limit: number): number {
+    const key = sha && this.tokensKey(sha, file.path);
+    const cached = key ? this.cache.get<number>(key) : undefined;
     if (cached !== undefined) return cached;
-    const n = this.countTokens!(`${file.path}\n${file.content}`) + 2;
-    if (key) {
-      this.tokens.set(key, n);
-      if (this.tokens.size > this.options.cacheFiles) this.tokens.delete(this.tokens.keys().next().value!);
-    }
+    const n = countWithin(this.countChunk, `${file.path}\n${file.content}`, limit - 2) + 2;
+    // Only a whole count is kept: a cut one says only that it was over that commit's budget left.
+    if (key && n <= limit) this.cache.set(key, n, 0);
     return n;
   }
 }

@@ -32,13 +32,24 @@ export const EDITS_OPTIONS = {
     help: 'token budget of the context (packing tokenizer): changed files always go in, then retrieved, then related files while they fit; 0 for no limit',
   },
   tokenizer: { type: 'string', arg: '<spec>', default: 'qwen3', help: 'the packing tokenizer --context-tokens counts in (qwen3, or a tokenizer.json path)' },
+  contextFileBytes: {
+    type: 'int',
+    min: 1,
+    default: DEFAULT_CONTEXT_OPTIONS.contextFileBytes,
+    help: 'retrieved and related files are drawn from the files up to this size (bounds the indexing and counting a commit costs; changed files always go in)',
+  },
   pieceCommits: {
     type: 'int',
     min: 1,
     default: PIECE_COMMITS,
     help: 'midpack run: a history of more commits is prepared in pieces of this many, spread over the workers (the same samples in the same order)',
   },
-  retrieveCache: { type: 'int', min: 1, default: DEFAULT_CONTEXT_OPTIONS.cacheFiles, help: 'files whose BM25 term counts are kept between commits (bounds memory)' },
+  contextCacheMb: {
+    type: 'int',
+    min: 1,
+    default: DEFAULT_CONTEXT_OPTIONS.cacheMb,
+    help: "memory (MB) of the context caches kept between commits (files' BM25 term and token counts, trees): one budget for a run, split over its workers",
+  },
   repos: { type: 'string', arg: '<dir>', path: true, help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
   withHints: { type: 'boolean', default: false, help: "instances: append the row's hints_text to the problem statement" },
   excludeInstances: {
@@ -81,7 +92,7 @@ export function resolveEditsOptions(raw: Record<string, unknown>): EditsOptions 
     maxContextLines: r.maxContextLines,
     gitBatch: r.gitBatch,
   };
-  const context: ContextOptions = { retrieve: r.retrieve, related: r.related, contextTokens: r.contextTokens, maxFileBytes: r.maxFileBytes, cacheFiles: r.retrieveCache };
+  const context: ContextOptions = { retrieve: r.retrieve, related: r.related, contextTokens: r.contextTokens, maxFileBytes: r.maxFileBytes, contextFileBytes: r.contextFileBytes, cacheMb: r.contextCacheMb };
   const exclude = r.excludeInstances === undefined ? [] : (r.excludeInstances as string).split(',').filter(Boolean);
   const instances = { ...(r.repos === undefined ? {} : { repos: r.repos as string }), withHints: r.withHints as boolean, excludeInstances: exclude };
   return { history, edit, context, tokenizer: r.tokenizer, pieceCommits: r.pieceCommits, instances };

@@ -6,8 +6,8 @@
  * The scorer is ours, not an npm package: the maintained ones (minisearch, wink-bm25-text-search,
  * okapibm25) index one fixed collection, so each commit's tree would be indexed from scratch.
  * Here a repository at one commit shares almost every blob with the next, so term counts are
- * cached per blob id and a tree costs only its new blobs. The cache holds at most `cacheFiles`
- * blobs, each at most the file-size limit: memory is bounded by configuration.
+ * cached per blob id (context.ts, in a cache of a stated budget: content-cache.ts) and a tree
+ * costs only its new blobs.
  */
 export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
@@ -81,26 +81,6 @@ export function termCounts(text: string): TermCounts {
   const terms = bm25Terms(text);
   for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
   return { length: terms.length, counts };
-}
-
-/** Term counts by blob id, least recently used out first. `null` marks a blob that is not text. */
-export class TermCache {
-  private readonly map = new Map<string, TermCounts | null>();
-  constructor(private readonly maxFiles: number) {}
-
-  get(key: string): TermCounts | null | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-
-  set(key: string, value: TermCounts | null): void {
-    this.map.set(key, value);
-    if (this.map.size > this.maxFiles) this.map.delete(this.map.keys().next().value!);
-  }
 }
 
 export interface Scored<T> {

@@ -1,12 +1,14 @@
 import type { CatFile } from './git.js';
+import { ENTRY_BYTES, type ContentCache } from './content-cache.js';
 
 /**
  * The regular files of a commit's tree, as `git ls-tree -r --long` lists them (the same order:
  * git's tree order, each folder's files where the folder sorts), read through the repository's
  * one `git cat-file --batch-command` instead of a process per commit.
  *
- * Tree objects and blob sizes never change for a given object name, so both are cached, each
- * bounded by a count (the oldest dropped first): a commit re-reads only the folders it changed.
+ * Tree objects and blob sizes never change for a given object name, so both are cached, in the
+ * context builders' cache of the thread (content-cache.ts: one budget of bytes, the least
+ * recently used out first): a commit re-reads only the folders it changed.
  */
 export interface TreeFile {
   path: string;
@@ -18,27 +20,6 @@ interface TreeEntry {
   mode: string;
   name: string;
   sha: string;
-}
-
-const MAX_TREES = 4096;
-const MAX_SIZES = 200_000;
-
-/** A Map used as a bounded cache: a hit moves to the back, the front is dropped past `max`. */
-class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(k: string): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: string, v: V): void {
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
 }
 
 /** Parses a tree object: `<mode> <name>\0<binary object name>` entries. */
@@ -61,18 +42,22 @@ function regularMode(mode: string): string | undefined {
   return parseInt(mode, 8) & 0o100 ? '100755' : '100644';
 }
 
-export class TreeFiles {
-  private readonly trees = new BoundedCache<TreeEntry[]>(MAX_TREES);
-  private readonly sizes = new BoundedCache<number>(MAX_SIZES);
+/** A tree's entries, about: each an object with three strings (the object name in hex). */
+const treeBytes = (entries: readonly TreeEntry[]) => entries.reduce((a, e) => a + 4 * ENTRY_BYTES + e.name.length + e.sha.length, 0);
 
-  constructor(private readonly cat: CatFile) {}
+export class TreeFiles {
+  constructor(
+    private readonly cat: CatFile,
+    private readonly cache: ContentCache,
+  ) {}
 
   private async tree(object: string, hashBytes: number): Promise<TreeEntry[]> {
-    const hit = this.trees.get(object);
+    // `commit^{tree}` names the commit's root tree: keyed by the commit, which never changes either.
+    const hit = this.cache.get<TreeEntry[]>(`tree\0${object}`);
     if (hit) return hit;
     const body = await this.cat.contents(object);
     const entries = body ? parseTree(body, hashBytes) : [];
-    this.trees.set(object, entries);
+    this.cache.set(`tree\0${object}`, entries, treeBytes(entries));
     return entries;
   }
 
@@ -87,10 +72,14 @@ export class TreeFiles {
       }
     };
     await walk(`${commit}^{tree}`, '');
-    const unknown = [...new Set(files.map((f) => f.sha).filter((s) => this.sizes.get(s) === undefined))];
+    const size = (sha: string) => this.cache.get<number>(`size\0${sha}`);
+    const known = new Map(files.map((f) => [f.sha, size(f.sha)]));
+    const unknown = [...known].filter(([, n]) => n === undefined).map(([s]) => s);
     const infos = await this.cat.infoMany(unknown);
-    const fresh = new Map(unknown.map((s, i) => [s, infos[i]?.size ?? Number.POSITIVE_INFINITY]));
-    for (const [s, n] of fresh) this.sizes.set(s, n);
-    return files.map((f) => ({ ...f, size: fresh.get(f.sha) ?? this.sizes.get(f.sha) ?? Number.POSITIVE_INFINITY }));
+    unknown.forEach((s, i) => {
+      known.set(s, infos[i]?.size ?? Number.POSITIVE_INFINITY);
+      this.cache.set(`size\0${s}`, known.get(s), 0);
+    });
+    return files.map((f) => ({ ...f, size: known.get(f.sha) ?? Number.POSITIVE_INFINITY }));
   }
 }

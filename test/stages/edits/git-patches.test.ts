@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../../helpers/paths.js';
 import { DiffTreeStream, splitPatch } from '../../../src/stages/edits/git-patches.js';
 import { TreeFiles } from '../../../src/stages/edits/tree-files.js';
+import { ContentCache } from '../../../src/stages/edits/content-cache.js';
 import { CatFile } from '../../../src/stages/edits/git.js';
 import { gitApplyCheck } from '../../../src/stages/edits/git-apply.js';
 import { applyGitDiff, gitDiff, type FileChange } from '../../../src/stages/edits/git-diff.js';
@@ -87,14 +88,15 @@ test('TreeFiles lists what git ls-tree -r --long lists, in its order, from the o
   try {
     const dir = buildRepo(root);
     const cat = new CatFile(dir);
-    const tree = new TreeFiles(cat);
+    // A roomy cache, and one so small that every listing evicts: the same lists.
+    const trees = [new TreeFiles(cat, new ContentCache(1 << 20)), new TreeFiles(cat, new ContentCache(600))];
     for (const commit of g(dir, 'rev-list', 'HEAD').trim().split('\n')) {
       const want = g(dir, 'ls-tree', '-r', '-z', '--long', commit)
         .split('\0')
         .map((l) => /^100(?:644|755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(l))
         .filter((m) => m !== null)
         .map((m) => ({ path: m![3]!, sha: m![1]!, size: Number(m![2]) }));
-      assert.deepEqual(await tree.list(commit), want);
+      for (const tree of trees) assert.deepEqual(await tree.list(commit), want);
     }
     cat.close();
   } finally {

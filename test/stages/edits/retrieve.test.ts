@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, sharedDir } from '../../helpers/paths.js';
-import { bm25Terms, rankBm25, STOPWORDS, TermCache, termCounts } from '../../../src/stages/edits/retrieve.js';
+import { bm25Terms, rankBm25, STOPWORDS, termCounts } from '../../../src/stages/edits/retrieve.js';
 
 /**
  * midpack's BM25 against bm25s (Lucene BM25, k1 = 0.9, b = 0.4) on the same terms: the files of
@@ -37,15 +37,8 @@ test('BM25 ranks and scores the files of a real repository as bm25s does, for it
   }
 });
 
-test('BM25 terms split identifiers and drop stopwords; the term cache keeps the most recent files', () => {
+test('BM25 terms split identifiers and drop stopwords', () => {
   assert.deepEqual(bm25Terms('The parseGitDiff of HTTPServer_config.yaml is wrong'), ['parse', 'git', 'diff', 'http', 'server', 'config', 'yaml', 'wrong']);
-  const cache = new TermCache(2);
-  cache.set('a', termCounts('a b'));
-  cache.set('b', null);
-  assert.ok(cache.get('a'));
-  cache.set('c', termCounts('c'));
-  assert.equal(cache.get('b'), undefined, 'the least recently used entry went');
-  assert.ok(cache.get('a') && cache.get('c'));
   assert.deepEqual(rankBm25('nothing shared', [{ item: 'x', terms: termCounts('alpha beta') }], 3), []);
 });
 

@@ -1,0 +1,30 @@
+import { DEFAULT_PASS_UNITS } from '../pack/planner.js';
+import type { RunConfig } from './run-config.js';
+
+/**
+ * A run's memory budget (`memoryMb` in the config, `--memory-mb`): the parts whose memory is set
+ * by configuration get stated shares of it, unless the config sets them itself.
+ *
+ *   mask count table (mask.memoryMb)             1/4  (past it, sorted runs spill to disk)
+ *   edits context caches (contextCacheMb)       1/8  (split over the prepare workers)
+ *   one planning pass (pack.passUnits, ~60 B)    1/4  (at most the default 4,194,304 units)
+ *
+ * The rest is the process itself, the tokenizer in each worker thread, and the documents in
+ * flight. The shares change how much is held, never the output's bytes: the count table spills
+ * and merges to the same counts, the caches only save time, and the default budget gives the
+ * default planning pass. The default, 1024 MB, keeps a run at the defaults under 1 GB.
+ */
+export const DEFAULT_RUN_MEMORY_MB = 1024;
+
+const PASS_UNIT_BYTES = 60;
+
+/** The config with its budget's shares filled in where it sets none. */
+export function withMemoryBudget(cfg: RunConfig, budgetMb = cfg.memoryMb ?? DEFAULT_RUN_MEMORY_MB): RunConfig {
+  const quarter = Math.max(1, Math.floor(budgetMb / 4));
+  const eighth = Math.max(1, Math.floor(budgetMb / 8));
+  const mask = cfg.mask && cfg.mask.memoryMb === undefined ? { ...cfg.mask, memoryMb: quarter } : cfg.mask;
+  const sources = cfg.sources.map((s) => (s.type === 'edits' && s.options.contextCacheMb === undefined ? { ...s, options: { ...s.options, contextCacheMb: eighth } } : s));
+  const passUnits = Math.max(1024, Math.min(DEFAULT_PASS_UNITS, Math.floor((quarter * 2 ** 20) / PASS_UNIT_BYTES)));
+  const pack = cfg.pack.passUnits === undefined ? { ...cfg.pack, passUnits } : cfg.pack;
+  return { ...cfg, memoryMb: budgetMb, sources, pack, ...(mask ? { mask } : {}) };
+}
