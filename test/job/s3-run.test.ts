@@ -98,3 +98,18 @@ test('run refuses a prefix that holds other files, and one another job holds, ea
   await assert.rejects(run(config('s3://no-such-bucket/in', 's3://corpus/x'), { workers: 1 }), /s3:\/\/no-such-bucket: no such bucket/);
   assert.deepEqual(await listObjects('s3://corpus/x/'), []);
 });
+
+test('a run whose upload was cut off resumes from what the bucket holds, to the same bytes', slow, async () => {
+  const out = 's3://corpus/resume';
+  await run(config('s3://corpus/in/docs', out), { workers: 1 });
+  const want = new Map((await listObjects(`${out}/`)).filter((o) => !/report\.|\.midpack-output/.test(o.key)).map((o) => [o.key, o.etag]));
+  // As a kill between uploads leaves it: the manifest (the commit) and a shard not yet up, the staging folder gone (another node).
+  const { deleteObjects } = await import('../../src/io/s3.js');
+  const { rmSync } = await import('node:fs');
+  await deleteObjects([`${out}/manifest.json`, `${out}/shards/part-00000.arrow`]);
+  rmSync(process.env.MIDPACK_WORK_DIR!, { recursive: true, force: true });
+  await run(config('s3://corpus/in/docs', out), { workers: 1 });
+  const got = new Map((await listObjects(`${out}/`)).filter((o) => !/report\.|\.midpack-output/.test(o.key)).map((o) => [o.key, o.etag]));
+  assert.deepEqual(got, want);
+
+});
