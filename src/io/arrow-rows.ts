@@ -1,6 +1,6 @@
-import { createReadStream } from 'node:fs';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import type { Ledger } from '../core/ledger.js';
+import { openRaw } from './storage.js';
 
 /**
  * Reads rows of an Arrow IPC file (stream or file format) as plain objects, one record batch at a
@@ -10,7 +10,7 @@ import type { Ledger } from '../core/ledger.js';
 export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
   let batches: AsyncIterator<RecordBatch>;
   try {
-    const reader = await RecordBatchReader.from(createReadStream(file));
+    const reader = await RecordBatchReader.from(openRaw(file));
     batches = reader[Symbol.asyncIterator]();
   } catch (e) {
     ledger.input();

@@ -1,10 +1,10 @@
-import { statSync } from 'node:fs';
 import { toDoc, RecordError, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 import { readJsonl } from './jsonl.js';
 import { readParquetRows } from './parquet.js';
 import { readArrowRows } from './arrow-rows.js';
 import { expandInputs } from './inputs.js';
+import { sizeOf } from './storage.js';
 
 /** The document formats `pack` (and every stage reading documents) accepts. */
 export const isDocumentFile = (name: string) => /\.(jsonl(\.gz|\.zst|\.zstd)?|parquet|arrow)$/.test(name);
@@ -37,14 +37,9 @@ export class ByteTally {
   }
 }
 
+/** 0 for stdin and for a file that cannot be found (its reader counts that, not this). */
 function fileSize(file: string): number {
-  if (file === '-') return 0;
-  try {
-    const st = statSync(file);
-    return st.isFile() ? st.size : 0;
-  } catch {
-    return 0; // an unreadable file is counted by its reader, not here
-  }
+  return file === '-' ? 0 : sizeOf(file);
 }
 
 export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {

@@ -1,12 +1,12 @@
-import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { Decompress } from 'fzstd';
+import { openRaw } from './storage.js';
 
-/** Opens a file as a byte stream, decompressing `.gz` and `.zst` by extension. '-' is stdin. */
+/** Opens a file or s3:// object as a byte stream, decompressing `.gz` and `.zst` as the bytes arrive, by extension. '-' is stdin. */
 export function openBytes(path: string): AsyncIterable<Buffer> {
   if (path === '-') return process.stdin;
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const raw = openRaw(path);
   if (path.endsWith('.gz')) return raw.pipe(createGunzip());
   if (path.endsWith('.zst') || path.endsWith('.zstd')) return zstdStream(raw);
   return raw;

@@ -1,10 +1,11 @@
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { Ledger } from '../core/ledger.js';
+import { asyncBufferOf } from './storage.js';
 
 /**
  * Reads Parquet rows as objects, one row group at a time, so memory is bounded by the
- * file's row-group size, not the file. hyparquet reads what real corpora ship (pyarrow's
+ * file's row-group size, not the file (an s3:// object is read by range: footer, then row groups). hyparquet reads what real corpora ship (pyarrow's
  * defaults: format version 2, snappy; and zstd, gzip, brotli, lz4 through
  * hyparquet-compressors), which parquetjs-lite cannot.
  *
@@ -19,7 +20,7 @@ export async function* readParquetRows(
   let metadata;
   let buffer;
   try {
-    buffer = await asyncBufferFromFile(file);
+    buffer = await asyncBufferOf(file);
     metadata = await parquetMetadataAsync(buffer);
   } catch (e) {
     ledger.input();

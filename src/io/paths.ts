@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { OptionError, type OptionTable } from '../core/options.js';
-
-/** An object-store URL (`s3://bucket/key`): not a local path, so not checked here (its reader reports it). */
-export const isRemote = (path: string): boolean => path.startsWith('s3://');
+import { isRemote } from './remote.js';
 
 /** The paths an option value names: a string (comma-separated, as the CLI's repeated flag joins them) or a list of strings. */
 function listed(v: unknown): string[] {

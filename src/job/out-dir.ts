@@ -4,6 +4,8 @@ import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../write/files.js';
 import { OUTPUT_MARKER } from '../io/inputs.js';
+import { isRemote } from '../io/remote.js';
+import { remoteEntriesSync } from '../io/storage.js';
 import { firstDifference } from './merge-checks.js';
 
 /**
@@ -103,8 +105,18 @@ export function inputsIdentity(paths: readonly string[]): { files: number; bytes
     bytes += st.size;
     h.update(`${resolve(p)}\0${st.size}\0${Math.round(st.mtimeMs)}\n`);
   };
+  const addRemote = (url: string) => {
+    const found = remoteEntriesSync(url);
+    if (!found) throw new Error(`input not found: ${url}`);
+    for (const o of 'file' in found ? [found.file] : found.under) {
+      files++;
+      bytes += o.size;
+      h.update(`${o.url}\0${o.size}\0${o.etag}\n`); // the ETag changes with the content, as mtime does
+    }
+  };
   for (const p of paths) {
     if (p === '-') h.update('-\n');
+    else if (isRemote(p)) addRemote(p);
     else add(p);
   }
   return { files, bytes, sha256: h.digest('hex') };

@@ -6,6 +6,8 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
+import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
+import { stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
@@ -156,6 +158,10 @@ export interface PackSource {
  * uninterrupted run, for any worker count.
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+  if (isRemote(o.out)) {
+    const local = stagingDir(o.out);
+    return withRemoteOut({ remote: o.out, local, what: 'pack' }, () => runPackJob({ ...o, out: local }, source));
+  }
   const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
   const workers = capWorkers(o.workers, o.forceWorkers ?? false);
   // Workers load their tokenizers (over half a second each) while the main thread reads the
@@ -496,6 +502,7 @@ export function faultPoint(): (what: 'chunks' | 'plan' | 'bins' | 'docs') => voi
 
 async function describeInput(path: string): Promise<{ path: string; bytes: number; sha256: string }> {
   if (path === '-') return { path, bytes: 0, sha256: '' };
+  if (isRemote(path)) return remoteObjectSync(path) ? { path, ...(await sha256Remote(path)) } : { path, bytes: 0, sha256: '' }; // a prefix: a folder
   const st = statSync(path);
   if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
   return { path, bytes: st.size, sha256: (await sha256File(path)).sha256 };

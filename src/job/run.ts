@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
@@ -17,6 +17,8 @@ import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSu
 import { packPerSource, type Masker } from './run-per-source.js';
 import type { RunConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
+import { isRemote, joinRemote } from '../io/remote.js';
+import { stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
@@ -85,6 +87,13 @@ interface Prepared {
 export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
   const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
+  if (isRemote(cfg.out)) {
+    // Run into the local staging folder; its finished output goes up to the rank's prefix.
+    const base = stagingDir(cfg.out);
+    const remote = rank.worldSize > 1 ? joinRemote(cfg.out, basename(rankOutDir(base, rank))) : cfg.out;
+    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base }, options));
+    return { ...r, out: remote };
+  }
   const phase = o.phase ?? 'all';
   if (cfg.mask && rank.worldSize > 1 && phase === 'all') {
     throw new Error('masking over several ranks needs the counts of every rank: run --phase prepare on each rank, `midpack mask merge` the counts, then --phase pack --counts MERGED');

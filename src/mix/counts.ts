@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../write/files.js';
 import { MIXTURE_BUCKETS, bucketOf, unitHash } from './unit-hash.js';
 import { checkRankSet } from '../core/ranks.js';
+import { readFileAnySync } from '../io/storage.js';
 
 /**
  * Per source, the available tokens (and documents) by hash bucket: what the sampling thresholds
@@ -89,7 +89,7 @@ export class MixtureCounts {
   static read(path: string): MixtureCounts {
     let j: MixtureCountsJson;
     try {
-      j = JSON.parse(readFileSync(path, 'utf8')) as MixtureCountsJson;
+      j = JSON.parse(readFileAnySync(path).toString('utf8')) as MixtureCountsJson;
     } catch (e) {
       throw new Error(`mixture counts ${path}: not readable: ${(e as Error).message}`);
     }

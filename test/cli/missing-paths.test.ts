@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requirePaths, isRemote } from '../../src/io/paths.js';
+import { requirePaths } from '../../src/io/paths.js';
+import { isRemote } from '../../src/io/remote.js';
 import { midpack } from '../helpers/run-cli.js';
 import { slow } from '../helpers/tiers.js';
 

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Ledger } from '../../core/ledger.js';
 import { expandInputs, isJsonl, isParquet } from '../../io/inputs.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { readParquetRows } from '../../io/parquet.js';
 import { parseGitDiff } from '../edits/git-diff.js';
 import { forEachNgram, tokenize } from './tokens.js';
+import { readFileAnySync } from '../../io/storage.js';
 
 /**
  * Decontamination of pull-request task instances against evaluation sets (SWE-bench Verified,
@@ -104,7 +104,7 @@ export class InstanceExclusions {
     const ledger = new Ledger();
     for (const file of expandInputs([...files], (n) => isJsonl(n) || isParquet(n) || n.endsWith('.txt'))) {
       if (file.endsWith('.txt')) {
-        for (const line of readFileSync(file, 'utf8').split('\n')) if (line.trim()) ex.add(line.trim(), file);
+        for (const line of readFileAnySync(file).toString('utf8').split('\n')) if (line.trim()) ex.add(line.trim(), file);
         continue;
       }
       let n = 0;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { CALL_REASONS, REASONS, TrajectoryError, jsonType, type CallProblem, type Message, type ToolDef, type Trajectory } from './model.js';
+import { readFileAnySync } from '../../io/storage.js';
 
 /**
  * The Qwen3-Coder-Next report's trajectory filters, each dropping by a named reason:
@@ -63,7 +63,7 @@ export function loadOutcomes(files: readonly string[]): Map<string, boolean> {
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileAnySync(file).toString('utf8');
     } catch (e) {
       throw new Error(`--outcomes ${file}: ${(e as Error).message}`);
     }

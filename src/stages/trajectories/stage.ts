@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
 import { Rng, stableId } from '../../core/random.js';
@@ -16,6 +16,7 @@ import { renderFaithful, type FaithfulResult } from './jinja/turns.js';
 import { specialFinder } from './jinja/sources.js';
 import type { TrajectoriesOptions } from './options.js';
 import { TrajectoryStats } from './stats.js';
+import { isRemote, readFileAnySync, sizeOf } from '../../io/storage.js';
 
 /**
  * The trajectories source: agent trajectories (SWE-agent `.traj`, OpenAI chat JSONL, ShareGPT
@@ -304,9 +305,9 @@ function* readJsonFile(file: string, name: string, maxBytes: number, ctx: StageC
 function readJsonValue(file: string, maxBytes: number): unknown {
   let bytes: Buffer;
   try {
-    const size = statSync(file).size;
+    const size = isRemote(file) ? sizeOf(file) : statSync(file).size;
     if (size > maxBytes) throw new TrajectoryError(REASONS.tooLarge, `${file}: ${size} bytes, over the limit of ${maxBytes}`);
-    bytes = readFileSync(file);
+    bytes = readFileAnySync(file);
   } catch (e) {
     if (e instanceof TrajectoryError) throw e;
     throw new TrajectoryError(REASONS.unreadable, `${file}: ${(e as Error).message}`);

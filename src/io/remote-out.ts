@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256File } from '../write/files.js';
+import { OUTPUT_MARKER } from './inputs.js';
+import { joinRemote } from './remote.js';
+import { deleteObjects, getObject, listObjects, PART_BYTES, putObject, storedSha256, takeRemoteLock, uploadFile, StorageError, type RemoteLockBody } from './s3.js';
+import { processIsGone } from './stale.js';
+
+/**
+ * A pack or run whose --out is an s3:// prefix. The job runs as it does on local paths, into a
+ * local staging folder (MIDPACK_WORK_DIR, else a folder under the system's temporary folder
+ * named by the prefix, so a rerun on the same machine resumes from its work), and its finished
+ * files go up to the prefix with the local guarantees kept:
+ *
+ *   - one job per prefix: a lock object (PREFIX/.midpack.lock, written with If-None-Match);
+ *   - the prefix must be empty or hold midpack's own output (its marker): the marker is brought
+ *     down first, so the local checks (same fingerprint: resume; other: --overwrite) decide;
+ *   - each file goes up as a multipart upload whose parts carry their SHA-256 (lib-storage),
+ *     visible only when complete; a file the prefix already holds with the same sha256 is not
+ *     sent again (a killed upload resumes where it stopped);
+ *   - the marker, then manifest.json last: the commit. A manifest found names files that are all there;
+ *   - --overwrite, and a finished output, remove only objects the earlier marker named.
+ */
+export interface RemoteOutOptions {
+  /** The prefix the output goes to (a rank's prefix in a multi-rank run). */
+  remote: string;
+  /** The local staging folder of that prefix. */
+  local: string;
+  what: string;
+}
+
+/** The local staging folder for a remote output (see above). */
+export function stagingDir(remote: string): string {
+  const base = process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work');
+  return join(base, createHash('sha256').update(remote).digest('hex').slice(0, 16));
+}
+
+/** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */
+export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T>): Promise<T> {
+  const lock = await lockPrefix(o);
+  try {
+    await adoptRemoteMarker(o);
+    let result: T;
+    try {
+      result = await job();
+    } catch (e) {
+      // The local checks speak of the staging folder; the user named the prefix.
+      if (e instanceof Error) e.message = e.message.split(o.local).join(o.remote);
+      throw e;
+    }
+    await publish(o);
+    return result;
+  } finally {
+    await deleteObjects([joinRemote(o.remote, LOCK)]).catch(() => {});
+    void lock;
+  }
+}
+
+const LOCK = '.midpack.lock';
+
+async function lockPrefix(o: RemoteOutOptions): Promise<RemoteLockBody> {
+  const url = joinRemote(o.remote, LOCK);
+  for (let attempt = 0; ; attempt++) {
+    const got = await takeRemoteLock(url);
+    if ('body' in got) return got.body;
+    const h = got.heldBy;
+    if (attempt === 0 && h && h.host === hostname() && processIsGone(h.pid)) {
+      process.stderr.write(`midpack: ${o.what}: removing the stale lock of process ${h.pid} (no longer running) in ${o.remote}\n`);
+      await deleteObjects([url]);
+      continue;
+    }
+    const who = h ? `process ${h.pid} on ${h.host}, since ${h.started}` : 'a job whose lock cannot be read';
+    throw new StorageError(`${o.remote} is in use by another midpack job (${who}); wait for it to finish, or if it is gone, delete ${url}`, 'Locked');
+  }
+}
+
+interface MarkerFiles {
+  fingerprint?: string;
+  state?: string;
+  files?: string[];
+}
+
+/**
+ * The prefix decides: its marker replaces the staging folder's (another machine may have run
+ * the job since), and a prefix holding anything but midpack's files is refused before any work.
+ */
+async function adoptRemoteMarker(o: RemoteOutOptions): Promise<void> {
+  const marker = await getObject(joinRemote(o.remote, OUTPUT_MARKER));
+  mkdirSync(o.local, { recursive: true });
+  if (marker) {
+    writeFileSync(join(o.local, OUTPUT_MARKER), marker);
+    return;
+  }
+  const prefix = o.remote.endsWith('/') ? o.remote : `${o.remote}/`;
+  const others = (await listObjects(prefix)).filter((x) => x.key.slice(x.key.lastIndexOf('/') + 1) !== LOCK);
+  if (others.length) {
+    const shown = others.slice(0, 5).map((x) => x.url.slice(prefix.length)).join(', ');
+    throw new StorageError(`${o.remote} is not empty and is not a midpack output (it holds ${shown}${others.length > 5 ? `, ... (${others.length} objects)` : ''}); midpack writes only into an empty prefix or its own earlier output: choose another --out`, 'NotEmpty');
+  }
+}
+
+/** Uploads a finished output: files not already there, then the marker, then manifest.json; then removes the earlier output's leftovers. */
+async function publish(o: RemoteOutOptions): Promise<void> {
+  const markerPath = join(o.local, OUTPUT_MARKER);
+  const local = JSON.parse(readFileSync(markerPath, 'utf8')) as MarkerFiles;
+  if (local.state !== 'complete') return; // a phase that packs nothing (prepare, count) leaves its work local
+  const earlier = await getObject(joinRemote(o.remote, OUTPUT_MARKER));
+  const before = earlier ? (JSON.parse(earlier.toString('utf8')) as MarkerFiles) : undefined;
+  const files = (local.files ?? []).filter((f) => f !== 'manifest.json');
+  if (before && before.fingerprint !== local.fingerprint) await deleteObjects([joinRemote(o.remote, 'manifest.json')]); // not a finished output of these files until the new one is up
+  for (const f of files) await sendFile(join(o.local, f), joinRemote(o.remote, f));
+  await putObject(joinRemote(o.remote, OUTPUT_MARKER), readFileSync(markerPath));
+  await sendFile(join(o.local, 'manifest.json'), joinRemote(o.remote, 'manifest.json'));
+  const kept = new Set(local.files ?? []);
+  const stale = (before?.files ?? []).filter((f) => !kept.has(f) && !f.startsWith('..'));
+  await deleteObjects(stale.map((f) => joinRemote(o.remote, f)));
+}
+
+/** One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it). */
+async function sendFile(path: string, url: string): Promise<void> {
+  if (!existsSync(path)) throw new StorageError(`${path}: a file of the finished output is missing from the staging folder; rerun the job`, 'Missing');
+  const { sha256, bytes } = await sha256File(path);
+  const there = await storedSha256(url);
+  if (there && there.sha256 === sha256 && there.size === bytes) return;
+  if (statSync(path).size > PART_BYTES) await uploadFile(path, url, sha256);
+  else await putObject(url, readFileSync(path), { sha256 });
+}

@@ -1,0 +1,115 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../src/job/api.js';
+import { OUTPUT_MARKER } from '../../src/io/inputs.js';
+import { getObject, listObjects, putObject } from '../../src/io/s3.js';
+import { repoRoot } from '../helpers/paths.js';
+import { startS3, type TestS3 } from '../helpers/s3-server.js';
+import { slow } from '../helpers/tiers.js';
+import { MEASURED_REPORT_KEYS } from '../../src/report/figures.js';
+
+/**
+ * `run` from a bucket to a bucket against the same run on local paths: the same shards, Megatron
+ * files, lengths and report, byte for byte, for 1 and 2 workers; the manifest differs only in
+ * where it says the inputs were.
+ */
+let s3: TestS3;
+const tmp = mkdtempSync(join(tmpdir(), 'midpack-s3-run-'));
+const inputs = [
+  ['docs/packages.jsonl', join(repoRoot, 'data-samples', 'docs', 'packages.jsonl')],
+  ['docs/more/docs-zstd.parquet', join(repoRoot, 'test', 'fixtures', 'io', 'docs-zstd.parquet')],
+  ['docs/more/docs-pyarrow.arrow', join(repoRoot, 'test', 'fixtures', 'io', 'docs-pyarrow.arrow')],
+] as const;
+
+before(async () => {
+  process.env.MIDPACK_WORK_DIR = join(tmp, 'staging');
+  s3 = await startS3();
+  await s3.bucket('corpus');
+  for (const [key, file] of inputs) {
+    await putObject(`s3://corpus/in/${key}`, readFileSync(file));
+    mkdirSync(join(tmp, 'in', key, '..'), { recursive: true });
+    writeFileSync(join(tmp, 'in', key), readFileSync(file));
+  }
+});
+after(async () => s3.stop());
+
+function config(inputDir: string, out: string): Record<string, unknown> {
+  return {
+    out,
+    seed: 7,
+    sources: [{ name: 'docs', type: 'documents', inputs: [inputDir], then: [{ type: 'fim', options: { fimRate: 0.5 } }] }],
+    pack: { seqLen: 4096, rowsPerShard: 8 },
+  };
+}
+
+/** report.json without what the machine measured (times, peak RSS) and where the inputs were. */
+const withoutTimes = (r: Buffer) => {
+  const j = JSON.parse(r.toString('utf8'));
+  for (const k of [...MEASURED_REPORT_KEYS, 'stage_times']) delete j[k];
+  return j;
+};
+
+const withoutInputPaths = (m: Buffer) => {
+  const j = JSON.parse(m.toString('utf8'));
+  for (const i of j.inputs ?? []) i.path = '(where)';
+  // Hashes input folders by their path (files by size and sha256), so it says where they were too.
+  j.inputs_fingerprint = '(where)';
+  return j;
+};
+
+test('run from a bucket to a bucket equals the run on local paths, byte for byte, with 1 and 2 workers', slow, async () => {
+  const localOut = join(tmp, 'local-out');
+  await run(config(join(tmp, 'in', 'docs'), localOut), { workers: 1 });
+  const marker = JSON.parse(readFileSync(join(localOut, OUTPUT_MARKER), 'utf8')) as { files: string[] };
+  assert.ok(marker.files.some((f) => f.startsWith('shards/part-')));
+  for (const workers of [1, 2]) {
+    const out = `s3://corpus/out-w${workers}`;
+    const r = await run(config('s3://corpus/in/docs', out), { workers });
+    assert.equal(r.out, out);
+    for (const f of marker.files) {
+      const remote = await getObject(`${out}/${f}`);
+      assert.ok(remote, `${out}/${f} is there`);
+      if (f === 'manifest.json') assert.deepEqual(withoutInputPaths(remote), withoutInputPaths(readFileSync(join(localOut, f))));
+      else if (f === 'report.json') assert.deepEqual(withoutTimes(remote), withoutTimes(readFileSync(join(localOut, f))));
+      else if (f === 'report.html') continue; // the report.json figures drawn, with the input paths and times
+      else assert.ok(remote.equals(readFileSync(join(localOut, f))), `${f} (workers ${workers}) equals the local run's`);
+    }
+    const keys = (await listObjects(`${out}/`)).map((o) => o.key.slice(`out-w${workers}/`.length));
+    assert.ok(!keys.includes('.midpack.lock'), 'the lock is released');
+    assert.ok(!keys.some((k) => k.startsWith('.work') || k.startsWith('.run') || /\.tmp-/.test(k)), `only the output goes up: ${keys.join(', ')}`);
+  }
+  // A rerun finds its own finished output: the same objects, the data untouched (the report's measurements are new).
+  const data = async () => (await listObjects('s3://corpus/out-w1/')).map((o) => [o.key, /report\.|manifest\.json|\.midpack-output/.test(o.key) ? '' : o.etag]);
+  const before = await data();
+  await run(config('s3://corpus/in/docs', 's3://corpus/out-w1'), { workers: 1 });
+  assert.deepEqual(await data(), before);
+});
+
+test('run refuses a prefix that holds other files, and one another job holds, each in one line, writing nothing', slow, async () => {
+  await putObject('s3://corpus/busy/notes.txt', 'a user file\n');
+  await assert.rejects(run(config('s3://corpus/in/docs', 's3://corpus/busy'), { workers: 1 }), /^Error: s3:\/\/corpus\/busy is not empty and is not a midpack output \(it holds notes\.txt\)/);
+  await putObject('s3://corpus/locked/.midpack.lock', JSON.stringify({ pid: 1, host: 'another-host', started: '2026-01-01T00:00:00Z', token: 'x' }));
+  await assert.rejects(run(config('s3://corpus/in/docs', 's3://corpus/locked'), { workers: 1 }), /s3:\/\/corpus\/locked is in use by another midpack job \(process 1 on another-host/);
+  assert.deepEqual((await listObjects('s3://corpus/busy/')).map((o) => o.key), ['busy/notes.txt']);
+  assert.deepEqual((await listObjects('s3://corpus/locked/')).map((o) => o.key), ['locked/.midpack.lock']);
+  await assert.rejects(run(config('s3://no-such-bucket/in', 's3://corpus/x'), { workers: 1 }), /s3:\/\/no-such-bucket: no such bucket/);
+  assert.deepEqual(await listObjects('s3://corpus/x/'), []);
+});
+
+test('a run whose upload was cut off resumes from what the bucket holds, to the same bytes', slow, async () => {
+  const out = 's3://corpus/resume';
+  await run(config('s3://corpus/in/docs', out), { workers: 1 });
+  const want = new Map((await listObjects(`${out}/`)).filter((o) => !/report\.|\.midpack-output/.test(o.key)).map((o) => [o.key, o.etag]));
+  // As a kill between uploads leaves it: the manifest (the commit) and a shard not yet up, the staging folder gone (another node).
+  const { deleteObjects } = await import('../../src/io/s3.js');
+  const { rmSync } = await import('node:fs');
+  await deleteObjects([`${out}/manifest.json`, `${out}/shards/part-00000.arrow`]);
+  rmSync(process.env.MIDPACK_WORK_DIR!, { recursive: true, force: true });
+  await run(config('s3://corpus/in/docs', out), { workers: 1 });
+  const got = new Map((await listObjects(`${out}/`)).filter((o) => !/report\.|\.midpack-output/.test(o.key)).map((o) => [o.key, o.etag]));
+  assert.deepEqual(got, want);
+
+});
