@@ -74,7 +74,8 @@ export const INDEX_HEADER_WORDS = 3;
  */
 export interface PreparedDoc {
   doc: Doc;
-  line: Buffer | string;
+  /** The document's JSONL line; absent when it is made on this thread, where it is serialized as part of the timed write. */
+  line?: Buffer | string;
   textBytes: number;
   segments?: Uint32Array;
 }

@@ -289,7 +289,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
     // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
     for await (const p of docs) {
       if (p.segments) found.set(p.doc, p.segments);
-      await write.time(() => writer.writeRaw(p.line));
+      await write.time(() => writer.writeRaw(p.line ?? docToJson(p.doc) + '\n'));
       documents++;
       bytes += p.textBytes;
       fault('docs');
@@ -327,7 +327,7 @@ async function* preparedHere(cfg: RunConfig, rank: RankInfo, runDir: string, onS
   for (const [k, task] of tasks.entries()) {
     const times = new StageTimes();
     const source = prepareSource(cfg, task.index, rank, runDir, times, task.piece);
-    for await (const doc of source.docs) yield { doc, line: docToJson(doc) + '\n', textBytes: Buffer.byteLength(doc.text) };
+    for await (const doc of source.docs) yield { doc, textBytes: Buffer.byteLength(doc.text) };
     pieces.done(k, { records: source.records(), times: source.times() });
   }
 }
