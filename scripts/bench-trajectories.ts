@@ -73,21 +73,25 @@ console.log('template                 passes  trajectories/s  input MB/s  output
 let builtinRate = 0;
 const wholeRate = new Map<string, number>();
 const jinja = readdirSync(chatDir).filter((n) => n.endsWith('.jinja')).sort();
-for (const template of [...TEMPLATE_NAMES, ...jinja]) {
-  await pass(template); // warm-up: module and JIT
-  let passes = 0;
-  let trajectories = 0;
-  let outBytes = 0;
-  let rejected = 0;
+/** Passes of a template over the set for `ms` after a warm-up pass (module and JIT), summed; `kept`: trajectories written. */
+async function timedPasses(template: string, turns: string, ms: number) {
+  await pass(template, turns);
+  const sum = { passes: 0, docs: 0, outBytes: 0, rejected: 0, kept: 0, s: 0 };
   const t0 = performance.now();
-  while (performance.now() - t0 < 2000) {
-    const r = await pass(template);
-    passes++;
-    trajectories += r.trajectories;
-    outBytes += r.outBytes;
-    rejected += r.rejected;
+  while (performance.now() - t0 < ms) {
+    const r = await pass(template, turns);
+    sum.passes++;
+    sum.docs += r.trajectories;
+    sum.outBytes += r.outBytes;
+    sum.rejected += r.rejected;
+    sum.kept += r.trajectories > 0 ? files.length - r.rejected : 0;
   }
-  const s = (performance.now() - t0) / 1000;
+  sum.s = (performance.now() - t0) / 1000;
+  return sum;
+}
+
+for (const template of [...TEMPLATE_NAMES, ...jinja]) {
+  const { passes, docs: trajectories, outBytes, rejected, s } = await timedPasses(template, 'whole', 2000);
   // The same run's built-in qwen3-coder rate: a ratio holds on a loaded machine where rates do not.
   if (template === 'qwen3-coder') builtinRate = trajectories / s;
   wholeRate.set(template, trajectories / s);
@@ -114,20 +118,7 @@ writeFileSync(multiFile, multiUser.join('\n') + '\n');
 console.log(`\n--turns faithful, the same ${files.length} trajectories; token cost against whole (Qwen3 tokens) there and on ${multiUser.length} stress rows with several user turns`);
 console.log('template                 passes     samples/s  output MB/s  vs whole  cost SWE-agent  cost multi-user');
 for (const template of jinja) {
-  await pass(template, 'faithful');
-  let passes = 0;
-  let samples = 0;
-  let outBytes = 0;
-  let trajectories = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < 1500) {
-    const r = await pass(template, 'faithful');
-    passes++;
-    samples += r.trajectories;
-    outBytes += r.outBytes;
-    trajectories += (r.trajectories > 0 ? files.length - r.rejected : 0);
-  }
-  const s = (performance.now() - t0) / 1000;
+  const { passes, docs: samples, outBytes, kept: trajectories, s } = await timedPasses(template, 'faithful', 1500);
   const vsWhole = wholeRate.get(template) ? `${(trajectories / s / wholeRate.get(template)!).toFixed(2)}x` : '-';
   const row = [template.padEnd(23), String(passes).padStart(7), (samples / s).toFixed(1).padStart(13), (outBytes / 1e6 / s).toFixed(2).padStart(12), vsWhole.padStart(9), (await tokenCost(template, files, count)).padStart(14), (await tokenCost(template, [multiFile], count)).padStart(16)];
   console.log(row.join(' '));

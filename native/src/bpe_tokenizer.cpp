@@ -117,9 +117,9 @@ size_t BpeTokenizer::pieceEnd(const std::u32string& s, size_t i) const {
   return j - 1;
 }
 
-void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const {
-  std::u32string cps;
-  std::vector<uint32_t> units;
+// UTF-16 to code points, with the UTF-16 offset where each starts (and n last). A lone
+// surrogate is U+FFFD, as the reference reads a JavaScript string with one.
+static void decodeUtf16(const char16_t* text, size_t n, std::u32string& cps, std::vector<uint32_t>& units) {
   for (size_t u = 0; u < n;) {
     char16_t c = text[u];
     units.push_back(static_cast<uint32_t>(u));
@@ -132,6 +132,12 @@ void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& 
     }
   }
   units.push_back(static_cast<uint32_t>(n));
+}
+
+void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const {
+  std::u32string cps;
+  std::vector<uint32_t> units;
+  decodeUtf16(text, n, cps, units);
   for (size_t i = 0; i < cps.size();) {
     size_t j = pieceEnd(cps, i);
     bounds.push_back(units[i]);
@@ -143,18 +149,7 @@ void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& 
 void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   cps_.clear();
   units_.clear();
-  for (size_t u = 0; u < n;) {
-    char16_t c = text[u];
-    units_.push_back(static_cast<uint32_t>(u));
-    if (c >= 0xD800 && c < 0xDC00 && u + 1 < n && text[u + 1] >= 0xDC00 && text[u + 1] < 0xE000) {
-      cps_.push_back(0x10000 + ((static_cast<uint32_t>(c) - 0xD800) << 10) + (text[u + 1] - 0xDC00));
-      u += 2;
-    } else {
-      cps_.push_back(c >= 0xD800 && c < 0xE000 ? 0xFFFD : c);
-      u += 1;
-    }
-  }
-  units_.push_back(static_cast<uint32_t>(n));
+  decodeUtf16(text, n, cps_, units_);
   for (size_t i = 0; i < cps_.size();) {
     size_t j = pieceEnd(cps_, i);
     bytes_.clear();
