@@ -10,7 +10,7 @@ import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
-import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type GroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
+import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
@@ -400,7 +400,7 @@ async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAcc
  * documents of one group (meta.group) that fit in L together are planned as one unit
  * (pack/groups.ts), then written back as their documents, adjacent and in order.
  */
-async function planPhase(job: PackJob): Promise<PlanResult & { groups: GroupFigures }> {
+async function planPhase(job: PackJob): Promise<PlanResult & { groups: DocGroupFigures }> {
   const { o, store } = job;
   const plan = new PlanWriter(job.workDir);
   const groups = new DocGroups(o.seqLen);

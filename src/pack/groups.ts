@@ -12,7 +12,7 @@ export interface GroupableDoc {
 }
 
 /** What grouping did, for the report: runs planned as one unit, their documents, runs too long for one bin. */
-export interface GroupFigures {
+export interface DocGroupFigures {
   groups: number;
   grouped_docs: number;
   groups_split: number;
@@ -52,7 +52,7 @@ export class DocGroups {
     return this.memberLens.length - this.plannerDoc.length;
   }
 
-  figures(): GroupFigures {
+  figures(): DocGroupFigures {
     return { groups: this.plannerDoc.length, grouped_docs: this.memberLens.length, groups_split: this.split };
   }
 

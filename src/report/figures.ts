@@ -1,6 +1,7 @@
 import type { ChunkDoc } from '../job/chunk-store.js';
 import { TurnCuts } from './turn-cuts.js';
 import type { MixtureReport } from '../mix/report.js';
+import type { DocGroupFigures } from '../pack/groups.js';
 
 /**
  * The report's figures (SPEC.md, "Figures the report gives"), accumulated as documents and
@@ -53,7 +54,7 @@ export interface ReportJson {
   /** With the boundary policy: trajectory chunks cut between turns vs inside a turn longer than the room. */
   turn_cuts?: ReturnType<TurnCuts['toJSON']>;
   /** Documents that declared a group (meta.group): runs planned in one bin, their documents, runs longer than L planned apart. */
-  doc_groups?: { groups: number; grouped_docs: number; groups_split: number };
+  doc_groups?: DocGroupFigures;
   doc_length_histogram: Histogram;
   bin_fill_histogram: Histogram;
   /** Figures that upstream stages reported (masking's top segments, LLM requests...). */
@@ -160,7 +161,7 @@ export class FiguresBuilder {
     droppedTokens: number;
     duplicatedTokens: number;
     fragmentedUnits: number;
-    groups?: { groups: number; grouped_docs: number; groups_split: number };
+    groups?: DocGroupFigures;
   }): ReportJson {
     const padding = this.bins * this.seqLen - this.binTokens;
     const lowerBound = Math.ceil(this.tokens / this.seqLen);

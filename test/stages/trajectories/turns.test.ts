@@ -128,6 +128,7 @@ test('turns faithful: meta records the turns held and the prefix shared with the
   // two user turns with reasoning: the tool loop of each nests, the second user message starts a sample
   assert.deepEqual(group.map((d) => d.meta.held_turns), [[2, 4], [6, 8]]);
   assert.deepEqual(group.map((d) => d.meta.sample), [0, 1]);
+  assert.deepEqual(group.map((d) => d.meta.group), [group[0]!.id, group[0]!.id], 'the samples declare their trajectory as their group, for pack');
   const shared = group[1]!.meta.shared_prefix as number;
   assert.ok(shared > 0 && group[0]!.text.slice(0, shared) === group[1]!.text.slice(0, shared) && group[0]!.text[shared] !== group[1]!.text[shared]);
   assert.ok(group[0]!.text.includes('<think>\nTwo files are listed.\n</think>'), 'the reasoning whole drops is kept in its turn');
