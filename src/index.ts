@@ -12,6 +12,7 @@ export { loadRunConfig, parseRunConfig, ConfigError, type RunConfig, type Source
 export { mergeRanks, MergeError, type MergeOptions, type MergeSummary } from './job/merge.js';
 export { compareStrategies, compareStrategiesFrom, type CompareOptions, type StrategyFigures } from './pack/strategies.js';
 export { planBins, type PlanOptions, type PlanResult } from './pack/planner.js';
+export { DocGroups, type GroupableDoc, type DocGroupFigures } from './pack/groups.js';
 export { readLengthFile } from './pack/lengths.js';
 export { OVERLONG_POLICIES, type OverlongPolicy } from './pack/packer.js';
 export { renderReportHtml, writeReportHtml } from './report/html.js';

@@ -65,5 +65,6 @@ export function chunkDoc(doc: Doc, r: TokenizeResult): ChunkDoc {
   if (typeof doc.meta.language === 'string') d.language = doc.meta.language; // repos set their main language
   if (typeof doc.meta.template === 'string' && doc.kind === 'trajectory') d.template = doc.meta.template;
   if (typeof doc.meta.mixture_source === 'string') d.mix = doc.meta.mixture_source;
+  if (typeof doc.meta.group === 'string' && doc.meta.group) d.group = doc.meta.group;
   return d;
 }

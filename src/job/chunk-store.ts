@@ -9,7 +9,7 @@ import { join } from 'node:path';
  *
  *   chunk-NNNNNN.tok   int32 LE token ids of its documents, back to back
  *   chunk-NNNNNN.msk   uint8 loss mask, aligned (1 = trained on)
- *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language?, template? }] }
+ *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language?, template?, mix?, group? }] }
  */
 export interface ChunkDoc {
   id: string;
@@ -27,6 +27,8 @@ export interface ChunkDoc {
   template?: string;
   /** The config source a `midpack run` mixture counts it under (meta.mixture_source). */
   mix?: string;
+  /** Planned together with the consecutive documents of the same group where they fit in L (meta.group; pack/groups.ts). */
+  group?: string;
 }
 
 export interface ChunkIndex {

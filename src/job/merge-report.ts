@@ -32,6 +32,8 @@ export function mergeReports(reports: readonly ReportJson[]): ReportJson {
   if (templates.length) merged.by_template = mergeGroups(templates);
   const cuts = reports.flatMap((r) => (r.turn_cuts ? [r.turn_cuts] : []));
   if (cuts.length) merged.turn_cuts = { trajectories_cut: sum(cuts, (c) => c.trajectories_cut), between_turns: sum(cuts, (c) => c.between_turns), inside_turn: sum(cuts, (c) => c.inside_turn) };
+  const groups = reports.flatMap((r) => (r.doc_groups ? [r.doc_groups] : []));
+  if (groups.length) merged.doc_groups = { groups: sum(groups, (g) => g.groups), grouped_docs: sum(groups, (g) => g.grouped_docs), groups_split: sum(groups, (g) => g.groups_split) };
   const mixtureGroups = reports.flatMap((r) => (r.by_mixture_source ? [r.by_mixture_source] : []));
   if (mixtureGroups.length) merged.by_mixture_source = mergeGroups(mixtureGroups);
   const mixtures = reports.flatMap((r) => (r.mixture ? [r.mixture] : []));

@@ -10,7 +10,7 @@ import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
-import { binOrder, planBins, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type OverlongPolicy, type PlanBatch, type PlanResult } from '../pack/index.js';
+import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
@@ -271,6 +271,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
       droppedTokens: plan.droppedTokens,
       duplicatedTokens: plan.duplicatedTokens,
       fragmentedUnits,
+      groups: plan.groups,
     });
     if (job.source?.stages) report.stages = job.source.stages;
     if (job.source?.stageTimes) report.stage_times = job.source.stageTimes;
@@ -394,16 +395,21 @@ async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAcc
   }
 }
 
-/** Phase 2: the bins of the whole corpus planned and written to the work store. */
-async function planPhase(job: PackJob): Promise<PlanResult> {
+/**
+ * Phase 2: the bins of the whole corpus planned and written to the work store. Consecutive
+ * documents of one group (meta.group) that fit in L together are planned as one unit
+ * (pack/groups.ts), then written back as their documents, adjacent and in order.
+ */
+async function planPhase(job: PackJob): Promise<PlanResult & { groups: DocGroupFigures }> {
   const { o, store } = job;
   const plan = new PlanWriter(job.workDir);
+  const groups = new DocGroups(o.seqLen);
   try {
     const result = await planBins(
-      () => chunkBatches(store),
+      () => groups.batches(chunkDocs(store)),
       { capacity: o.seqLen, overlong: o.overlong, slideStride: o.slideStride, windowUnits: o.windowUnits, maxOpenBins: o.maxOpenBins, passUnits: o.passUnits, seed: o.shuffleSeed ?? 0 },
       (bins) => {
-        plan.add(bins);
+        plan.add(groups.expand(bins));
         job.progress({ phase: 'plan', bins: bins.binCount });
         job.fault('plan');
       },
@@ -411,32 +417,19 @@ async function planPhase(job: PackJob): Promise<PlanResult> {
     );
     job.progress({ phase: 'plan', pass: result.passes + 1, passes: result.passes });
     plan.commit();
-    return result;
+    // The planner counted a merged run as one document and one unit; the plan holds its members.
+    const extra = groups.extraDocs;
+    return { ...result, docs: result.docs + extra, units: result.units + extra, groups: groups.figures() };
   } catch (e) {
     plan.abort();
     throw e;
   }
 }
 
-/** The work store's documents as planner batches, one chunk each, keyed by document id. */
-function* chunkBatches(store: ChunkStore): Iterable<PlanBatch> {
+/** The work store's documents, one chunk at a time, keyed by document id. */
+function* chunkDocs(store: ChunkStore): Iterable<GroupableDoc[]> {
   for (let k = 0; k < store.chunkCount; k++) {
-    const docs = store.index(k).docs;
-    const n = docs.length;
-    const lengths = new Uint32Array(n);
-    const boundaryCounts = new Uint32Array(n);
-    const headerLens = new Uint32Array(n);
-    const keys = new Uint32Array(n);
-    const offsets: number[] = [];
-    docs.forEach((d, i) => {
-      lengths[i] = d.len;
-      keys[i] = identityKey(d.id);
-      const b = d.boundaries ?? [];
-      boundaryCounts[i] = b.length;
-      headerLens[i] = b.length ? b[0]! : 0;
-      for (const x of b) offsets.push(x);
-    });
-    yield { lengths, boundaryCounts, boundaryOffsets: Uint32Array.from(offsets), headerLens, keys };
+    yield store.index(k).docs.map((d) => ({ len: d.len, key: identityKey(d.id), group: d.group, boundaries: d.boundaries }));
   }
 }
 

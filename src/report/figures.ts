@@ -1,6 +1,7 @@
 import type { ChunkDoc } from '../job/chunk-store.js';
 import { TurnCuts } from './turn-cuts.js';
 import type { MixtureReport } from '../mix/report.js';
+import type { DocGroupFigures } from '../pack/groups.js';
 
 /**
  * The report's figures (SPEC.md, "Figures the report gives"), accumulated as documents and
@@ -52,6 +53,8 @@ export interface ReportJson {
   by_template?: Record<string, GroupFigures>;
   /** With the boundary policy: trajectory chunks cut between turns vs inside a turn longer than the room. */
   turn_cuts?: ReturnType<TurnCuts['toJSON']>;
+  /** Documents that declared a group (meta.group): runs planned in one bin, their documents, runs longer than L planned apart. */
+  doc_groups?: DocGroupFigures;
   doc_length_histogram: Histogram;
   bin_fill_histogram: Histogram;
   /** Figures that upstream stages reported (masking's top segments, LLM requests...). */
@@ -158,6 +161,7 @@ export class FiguresBuilder {
     droppedTokens: number;
     duplicatedTokens: number;
     fragmentedUnits: number;
+    groups?: DocGroupFigures;
   }): ReportJson {
     const padding = this.bins * this.seqLen - this.binTokens;
     const lowerBound = Math.ceil(this.tokens / this.seqLen);
@@ -192,6 +196,7 @@ export class FiguresBuilder {
       ...(Object.keys(byTemplate).length ? { by_template: byTemplate } : {}),
       ...(Object.keys(byMixture).length ? { by_mixture_source: byMixture } : {}),
       ...(p.overlongPolicy === 'boundary' && Object.keys(byTemplate).length ? { turn_cuts: this.turnCuts.toJSON() } : {}),
+      ...(p.groups && (p.groups.groups || p.groups.groups_split) ? { doc_groups: p.groups } : {}),
       doc_length_histogram: trimHistogram(LENGTH_EDGES, this.lengthCounts),
       bin_fill_histogram: { edges: this.fillCounts.map((_, i) => (i + 1) / 20), counts: this.fillCounts },
     };

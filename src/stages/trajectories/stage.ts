@@ -181,6 +181,8 @@ function toDocs(t: Trajectory, template: string, sample: Sample, o: Trajectories
     // Which assistant turns the sample trains (message indexes of the trajectory), where each turn's own text
     // starts and ends (its context, generation prompt included, before), and the characters it shares with the previous sample.
     Object.assign(doc.meta, { turns_mode: 'faithful', sample: k, samples: f.samples.length, held_turns: s.messages.map((m) => m + shift), turn_spans: s.turnSpans, shared_prefix: s.sharedPrefix });
+    // The samples share prefixes: `pack` plans them as one group, in one bin where they fit (pack/groups.ts).
+    if (f.samples.length > 1) doc.meta.group = toDocId(t, template, seed);
     return doc;
   });
 }

@@ -57,11 +57,18 @@ export async function keysBySource(): Promise<Map<string, string>> {
   return out;
 }
 
-/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
-export function decodeTrained(tok: MidTokenizer, doc: Doc): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
+/** A document's tokens and loss mask as a pack holds them (end-of-text last). */
+export type Packed = { ids: Int32Array; mask: Uint8Array };
+
+function encodeDoc(tok: MidTokenizer, doc: Doc): Packed {
   const r = encodeForPacking(tok, { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans });
   if ('error' in r) assert.fail(r.error);
-  const { ids, mask } = r as { ids: Int32Array; mask: Uint8Array };
+  return r as Packed;
+}
+
+/** Per character: 1 if the token holding it is trained on, by decoding the packing tokens; and the token's character range. */
+export function decodeTrained(tok: MidTokenizer, doc: Doc, packed?: Packed): { trained: Uint8Array; tokenStart: Int32Array; tokenEnd: Int32Array } {
+  const { ids, mask } = packed ?? encodeDoc(tok, doc);
   const out = new Uint8Array(doc.text.length);
   const tokenStart = new Int32Array(doc.text.length);
   const tokenEnd = new Int32Array(doc.text.length);
@@ -79,4 +86,24 @@ export function decodeTrained(tok: MidTokenizer, doc: Doc): { trained: Uint8Arra
   }
   assert.equal(pos, doc.text.length);
   return { trained: out, tokenStart, tokenEnd };
+}
+
+/**
+ * By decoding the packing tokens of a faithful sample: the characters of its held turns (meta.turn_spans, trailing
+ * whitespace aside) are trained on and nothing else is; `packed`: the tokens a pack holds, else a fresh encoding.
+ */
+export function assertTrainedTurns(tok: MidTokenizer, d: Doc, label: string, packed?: Packed): void {
+  const { trained, tokenStart, tokenEnd } = decodeTrained(tok, d, packed);
+  const want = new Uint8Array(d.text.length);
+  for (const [s, e] of d.meta.turn_spans as [number, number][]) {
+    let end = e;
+    while (end > s && /\s/.test(d.text[end - 1]!)) end--;
+    want.fill(1, s, end);
+  }
+  // A token is trained when any of its characters is (src/tokenize/token-mask.ts): another model's markers are
+  // text to the Qwen3 tokenizer, and a token may hold the end of a turn and the start of what follows.
+  const straddles = (i: number) => want.subarray(tokenStart[i]!, tokenEnd[i]!).includes(1);
+  for (let i = 0; i < want.length; i++) {
+    if (trained[i] !== want[i] && !(trained[i] && straddles(i))) assert.fail(`${label} sample ${d.meta.sample}: char ${i} ${JSON.stringify(d.text.slice(i, i + 30))} is ${trained[i] ? 'trained on' : 'masked'}`);
+  }
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../../../src/doc/document.js';
 import { SPECIAL } from '../../../src/doc/specials.js';
@@ -9,7 +10,8 @@ import { encodeForPacking } from '../../../src/tokenize/encode.js';
 import { readSweAgent, type Message } from '../../../src/stages/trajectories/index.js';
 import { midpack } from '../../helpers/run-cli.js';
 import { readRows, type Row } from '../../helpers/shard-rows.js';
-import { readJsonlDocs, sweAgentDir, tmp } from './helpers.js';
+import { assertTrainedTurns, readJsonlDocs, sweAgentDir, tmp } from './helpers.js';
+import { CHAT_FIXTURES } from '../../../scripts/build-chat-template-rows.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
 
@@ -220,4 +222,69 @@ test('pack --overlong boundary of turn-faithful samples (Qwen3): each sample cut
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
   assert.deepEqual(report.turn_cuts, cuts);
   assert.ok(cuts.between_turns > 20, JSON.stringify(cuts));
+});
+
+/** The bytes a pack wrote: shards, Megatron files and document lengths (the manifest and report hold times). */
+function outputBytes(out: string): Map<string, string> {
+  const files = ['doc_lengths.u32', ...readdirSync(join(out, 'shards')).map((f) => `shards/${f}`), ...readdirSync(join(out, 'megatron')).map((f) => `megatron/${f}`)];
+  return new Map(files.map((f) => [f, createHash('sha256').update(readFileSync(join(out, f))).digest('hex')]));
+}
+
+test("pack of turn-faithful samples (Qwen3): a trajectory's samples that fit in L are in one bin, adjacent and in sample order; every turn trained once by decoding the packed tokens; same bytes for 1 and 2 workers", slow, async () => {
+  const dir = tmp();
+  const docsFile = join(dir, 'faithful.jsonl');
+  const template = join(sharedDir, 'data', 'chat-templates', 'qwen3.jinja');
+  const stress = join(CHAT_FIXTURES, 'stress.jsonl');
+  const r0 = midpack(['trajectories', stress, sweAgentDir, '--out', docsFile, '--chat-template', template, '--turns', 'faithful', '--no-require-termination', '--no-require-valid-calls', '--quiet']);
+  assert.equal(r0.status, 0, r0.stderr);
+  const docs = readJsonlDocs(docsFile);
+  const tok = await loadTokenizer();
+  const L = 32768;
+  const outs = ['1', '2'].map((workers) => {
+    const out = join(dir, `out-${workers}`);
+    const r = midpack(['pack', docsFile, '--out', out, '--seq-len', String(L), '--overlong', 'boundary', '--workers', workers, '--force-workers', '--no-progress']);
+    assert.equal(r.status, 0, r.stderr);
+    return out;
+  });
+  assert.deepEqual(outputBytes(outs[1]!), outputBytes(outs[0]!), 'the same bytes for 1 and 2 workers');
+  const rows = readRows(outs[0]!);
+  // Where each document is: (row, position in the row); every sample is a document of its own.
+  const where = new Map<string, { row: number; pos: number; ids: Int32Array; mask: Uint8Array }[]>();
+  rows.forEach((row, r) => {
+    let at = 0;
+    row.docIds.forEach((id, pos) => {
+      const len = row.lens[pos]!;
+      where.set(id, [...(where.get(id) ?? []), { row: r, pos, ids: row.ids.subarray(at, at + len), mask: row.mask.subarray(at, at + len) }]);
+      at += len;
+    });
+  });
+  assert.equal(where.size, docs.length);
+  const trajectories = new Map<string, Doc[]>();
+  for (const d of docs) trajectories.set(d.meta.group as string, [...(trajectories.get(d.meta.group as string) ?? []), d]);
+  let together = 0;
+  let apart = 0;
+  let groupedDocs = 0;
+  for (const [group, samples] of trajectories) {
+    assert.ok(group && samples.length > 1, 'each trajectory here has several samples, one group');
+    assert.deepEqual(samples.map((d) => d.meta.sample), samples.map((_, k) => k));
+    const places = samples.map((d) => where.get(d.id)!);
+    const tokens = places.reduce((n, p) => n + p.reduce((s, u) => s + u.ids.length, 0), 0);
+    if (tokens <= L) {
+      together++;
+      groupedDocs += samples.length;
+      assert.ok(places.every((p) => p.length === 1 && p[0]!.row === places[0]![0]!.row), `${samples[0]!.source}: samples in one bin`);
+      assert.deepEqual(places.map((p) => p[0]!.pos), places.map((_, k) => places[0]![0]!.pos + k), `${samples[0]!.source}: adjacent, in sample order`);
+    } else apart++;
+    // Decoding the packed tokens: each sample trains its held turns and nothing else; each turn is held once.
+    const held = samples.flatMap((d) => d.meta.held_turns as number[]);
+    assert.equal(new Set(held).size, held.length, `${samples[0]!.source}: each turn in one sample only`);
+    samples.forEach((d, k) => {
+      assert.equal(places[k]!.length, 1, `${d.id}: whole (no sample is longer than L here)`);
+      assertTrainedTurns(tok, d, d.source, places[k]![0]!);
+    });
+  }
+  const report = JSON.parse(readFileSync(join(outs[0]!, 'report.json'), 'utf8'));
+  assert.deepEqual(report.doc_groups, { groups: together, grouped_docs: groupedDocs, groups_split: apart });
+  assert.ok(together >= 3 && apart >= 3, `${together} trajectories packed together, ${apart} longer than L`);
+  assert.equal(JSON.parse(readFileSync(join(outs[0]!, 'manifest.json'), 'utf8')).balanced, true);
 });

@@ -14,7 +14,7 @@ import { readRecord } from '../../../src/stages/trajectories/detect.js';
 import { CHAT_FIXTURES, DEFAULT_ROW_INPUTS } from '../../../scripts/build-chat-template-rows.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
-import { TEMPLATES_DIR, decodeTrained, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
+import { TEMPLATES_DIR, assertTrainedTurns, jsonlFile, keysBySource, renderShared, runSource, tmp } from './helpers.js';
 
 /**
  * `--turns faithful` against transformers: test/fixtures/trajectories/chat-templates/faithful.json
@@ -83,19 +83,7 @@ test('turns faithful: decoding the packed tokens, every assistant turn is traine
       assert.deepEqual(held, [...held].sort((a, b) => a - b), `${file} ${source}: turns in order`);
       assert.ok(assistants > 0);
       for (const d of group) {
-        const { trained, tokenStart, tokenEnd } = decodeTrained(tok, d);
-        const want = new Uint8Array(d.text.length);
-        for (const [s, e] of d.meta.turn_spans as [number, number][]) {
-          let end = e;
-          while (end > s && /\s/.test(d.text[end - 1]!)) end--;
-          want.fill(1, s, end);
-        }
-        // A token is trained when any of its characters is (src/tokenize/token-mask.ts): another model's markers are
-        // text to the Qwen3 tokenizer, and a token may hold the end of a turn and the start of what follows.
-        const straddles = (i: number) => want.subarray(tokenStart[i]!, tokenEnd[i]!).includes(1);
-        for (let i = 0; i < want.length; i++) {
-          if (trained[i] !== want[i] && !(trained[i] && straddles(i))) assert.fail(`${file} ${source} sample ${d.meta.sample}: char ${i} ${JSON.stringify(d.text.slice(i, i + 30))} is ${trained[i] ? 'trained on' : 'masked'}`);
-        }
+        assertTrainedTurns(tok, d, `${file} ${source}`);
         checked += d.text.length;
       }
     }
@@ -140,6 +128,7 @@ test('turns faithful: meta records the turns held and the prefix shared with the
   // two user turns with reasoning: the tool loop of each nests, the second user message starts a sample
   assert.deepEqual(group.map((d) => d.meta.held_turns), [[2, 4], [6, 8]]);
   assert.deepEqual(group.map((d) => d.meta.sample), [0, 1]);
+  assert.deepEqual(group.map((d) => d.meta.group), [group[0]!.id, group[0]!.id], 'the samples declare their trajectory as their group, for pack');
   const shared = group[1]!.meta.shared_prefix as number;
   assert.ok(shared > 0 && group[0]!.text.slice(0, shared) === group[1]!.text.slice(0, shared) && group[0]!.text[shared] !== group[1]!.text[shared]);
   assert.ok(group[0]!.text.includes('<think>\nTwo files are listed.\n</think>'), 'the reasoning whole drops is kept in its turn');
