@@ -1,4 +1,5 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isRemote, joinRemote } from '../io/remote.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { hash64 } from './random.js';
@@ -230,7 +231,9 @@ export function ownedBy(info: RankInfo): ((key: string) => boolean) | undefined 
 
 /** One rank of several writes to OUT/rank-RRRRR; `midpack merge OUT/rank-* --out DIR` joins them. */
 export function rankOutDir(out: string, rank: RankInfo): string {
-  return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
+  const name = `rank-${String(rank.rank).padStart(5, '0')}`;
+  // path.join would fold an s3:// prefix's `//`.
+  return rank.worldSize > 1 ? (isRemote(out) ? joinRemote(out, name) : join(out, name)) : out;
 }
 
 /** Ranks 0..W-1 checked against the ranks a set of files covers: the ranks given twice (with the files), missing, or out of range. */
