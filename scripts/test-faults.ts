@@ -17,7 +17,7 @@
  * must hold no lock, work or temporary object.
  *
  *   npm run test:faults                     8 rounds (a few minutes)
- *   node dist/scripts/test-faults.js --short    CI: 3 rounds, under a minute
+ *   node dist/scripts/test-faults.js --short    CI: 3 local rounds and 1 bucket round, about two minutes
  *   options: --rounds N  --bucket-rounds N  --kills K (per round, at most)  --seed S  --budget-s T (no new round after T s)
  *
  * Seeded: the same seed makes the same rounds, inputs and kill points (a timed kill lands
