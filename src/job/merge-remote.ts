@@ -32,8 +32,6 @@ export async function mergeRemoteRanks(prefixes: string[], out: string, opts: Re
     const mirrors = await Promise.all(ranks.map((p, i) => mirrorRank(p, join(staging, 'ranks', String(i)))));
     const prefixOf = new Map(mirrors.map((m, i) => [m, ranks[i]!]));
     const local = join(staging, 'merged');
-    // A merge killed midway must never look finished: the earlier manifest goes first.
-    await deleteObjects([joinRemote(out, 'manifest.json')]);
     let summary: MergeSummary;
     try {
       summary = await mergeRanks(mirrors, local, { ...opts, verify: false }, bucketPlacement(out, prefixOf));
@@ -101,6 +99,7 @@ async function mirrorRank(prefix: string, dir: string): Promise<string> {
 function bucketPlacement(out: string, prefixOf: ReadonlyMap<string, string>): ShardPlacement {
   const listed = new Map<string, RemoteObject>();
   const prefix = (o: RankOutput) => prefixOf.get(o.dir)!;
+  let started = false;
   return {
     async check(ranks) {
       const problems: string[] = [];
@@ -118,6 +117,10 @@ function bucketPlacement(out: string, prefixOf: ReadonlyMap<string, string>): Sh
       if (problems.length) throw new MergeError(`rank outputs do not match their manifests: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? ` (${problems.length} problems in all)` : ''}`);
     },
     async place(o, filename, dst) {
+      // Every check has passed (a refused merge leaves the prefix as it was); a merge killed
+      // from here on must never look finished: the earlier manifest goes first.
+      if (!started) await deleteObjects([joinRemote(out, 'manifest.json')]);
+      started = true;
       const src = listed.get(`${prefix(o)}/shards/${filename}`)!;
       const sha256 = o.manifest.shards.find((s) => s.filename === filename)!.sha256;
       const to = joinRemote(out, 'shards', dst);
@@ -133,6 +136,7 @@ function bucketPlacement(out: string, prefixOf: ReadonlyMap<string, string>): Sh
 /** Uploads the merge's files but the shards (already copied), manifest.json last; removes shards past the new count. */
 async function publishMerge(local: string, out: string, shardCount: number): Promise<void> {
   const files = walk(local).filter((f) => f !== 'manifest.json' && !/^shards\/part-\d+\.arrow$/.test(f));
+  await deleteObjects([joinRemote(out, 'manifest.json')]); // gone already unless no shard was placed
   for (const f of files) await sendFile(join(local, f), joinRemote(out, f));
   const stale = (await listObjects(`${joinRemote(out, 'shards')}/`)).filter((o) => {
     const m = /\/shards\/part-(\d+)\.arrow$/.exec(o.url);

@@ -61,8 +61,10 @@ test('merge in the bucket equals the local merge byte for byte, copying shards s
   assert.equal(midpack(['merge', join(tmp, 'local', 'run', 'rank-00000'), join(tmp, 'local', 'run', 'rank-00001'), '--out', join(tmp, 'local', 'run', 'merged')], { env: REPRODUCIBLE }).status, 0);
   const want = hashTree(join(tmp, 'local', 'run', 'merged'));
   const shardGets: string[] = [];
+  let manifestGets = 0;
   const proxy = await faultProxy(s3.endpoint, (method, path) => {
     if (method === 'GET' && /\/shards\/part-\d+\.arrow/.test(path)) shardGets.push(path);
+    if (method === 'GET' && /\/run\/rank-\d+\/manifest\.json/.test(path)) manifestGets++;
     return undefined;
   });
   try {
@@ -77,6 +79,7 @@ test('merge in the bucket equals the local merge byte for byte, copying shards s
     await proxy.close();
     pointAt(s3.endpoint);
   }
+  assert.ok(manifestGets >= 2, 'the proxy saw the ranks\' small files go by');
   assert.deepEqual(shardGets, [], 'no shard was downloaded');
   const keys = (await listObjects('s3://corpus/run/merged/')).map((o) => o.key.slice('run/merged/'.length)).filter((k) => k !== '.midpack.lock');
   assert.deepEqual(keys.sort(), Object.keys(want).sort());
@@ -86,7 +89,12 @@ test('merge in the bucket equals the local merge byte for byte, copying shards s
   }
 });
 
-test('merge into a prefix holding other objects is refused in one line, touching nothing', slow, async () => {
+test('merge into a prefix holding other objects, or of a rank short, is refused in one line, touching nothing', slow, async () => {
+  const before = (await listObjects('s3://corpus/run/merged/')).map((o) => [o.key, o.etag]);
+  const short = await midpackAsync(['merge', 's3://corpus/run/rank-00000', '--out', 's3://corpus/run/merged'], s3.env);
+  assert.equal(short.status, 1);
+  assert.match(short.stderr, /missing rank 1 of 0\.\.1/);
+  assert.deepEqual((await listObjects('s3://corpus/run/merged/')).map((o) => [o.key, o.etag]), before, 'the earlier merge is untouched');
   await putObject('s3://corpus/busy/notes.txt', 'a user file\n');
   const r = await midpackAsync(['merge', 's3://corpus/run', '--out', 's3://corpus/busy'], s3.env);
   assert.equal(r.status, 1);
