@@ -11,13 +11,13 @@
  *   npm run bench:s3 -- [--mb 10] [--seq-len 262144] [--repeats 2]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { startS3 } from '../test/helpers/s3-server.js';
 import { putObject } from '../src/io/s3.js';
-import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { benchCorpus, numberFlag } from './build-e2e-corpus.js';
 
 interface Measure {
   mode: string;
@@ -42,21 +42,14 @@ function packOnce(mode: string, input: string, out: string, seqLen: number, env:
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
 }
 
-function flag(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--child') return child(args[1]!, args[2]!, args[3]!, Number(args[4]));
-  const mb = flag(args, '--mb', 10);
-  const seqLen = flag(args, '--seq-len', 262_144);
-  const repeats = flag(args, '--repeats', 2);
+  const mb = numberFlag(args, '--mb', 10);
+  const seqLen = numberFlag(args, '--seq-len', 262_144);
+  const repeats = numberFlag(args, '--repeats', 2);
+  const corpus = await benchCorpus(mb);
   const bench = join(repoRoot, '.bench');
-  mkdirSync(bench, { recursive: true });
-  const corpus = join(bench, `e2e-${mb}.jsonl`);
-  if (!existsSync(corpus)) await buildE2eCorpus(corpus, mb);
   const corpusMB = statSync(corpus).size / 1e6;
   const s3 = await startS3();
   const staging = join(bench, 's3-staging');
