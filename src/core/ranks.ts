@@ -131,10 +131,12 @@ function fromClaim(c: RankClaim): RankInfo {
  * config's worldSize, MIDPACK_WORLD_SIZE, JOB_COMPLETIONS); OUT's record; the Slurm array's span.
  * The first rank of a multi-rank job records its shape in OUT/.midpack-ranks.json; a later
  * process (a resubmitted task) takes its rank and world size from there, and one that
- * contradicts the record is refused, naming both.
+ * contradicts the record is refused, naming both. An s3:// OUT keeps no record (yet).
  */
 export function resolveRankAt(out: string, flags: { rank?: number; worldSize?: number }, env: NodeJS.ProcessEnv = process.env): RankInfo {
   const claim = rankClaim(flags, env);
+  // An s3:// OUT keeps no record yet (it would need a conditional PUT here): the claim alone decides.
+  if (isRemote(out)) return fromClaim(claim);
   const path = join(out, RANKS_RECORD);
   let record = readRanksRecord(path);
   if (!record) {

@@ -47,6 +47,7 @@ test('pack --work-dir keeps a bucket rank\'s work and staging there; with a loca
     const local = midpack(packArgs(join(tmp, 'local', 'run'), rank));
     assert.equal(local.status, 0, local.stderr);
   }
+  assert.ok(!existsSync(join(process.cwd(), 's3:')), 'an s3:// --out writes nothing into the working folder');
   // One staging folder per rank prefix, each holding that rank's finished output.
   const staged = readdirSync(workDir);
   assert.equal(staged.length, 2);
