@@ -13,12 +13,12 @@
  *   npm run bench:merge -- [--mb 20] [--ranks 4] [--seq-len 262144]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { cliPath } from '../test/helpers/run-cli.js';
-import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { benchCorpus, numberFlag } from './build-e2e-corpus.js';
 
 interface Measure {
   mode: string;
@@ -48,21 +48,14 @@ function treeBytes(dir: string): number {
   return n;
 }
 
-function flag(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--child') return child(args[1]!, args[2]!, args.slice(3));
-  const mb = flag(args, '--mb', 20);
-  const ranks = flag(args, '--ranks', 4);
-  const seqLen = flag(args, '--seq-len', 262_144);
+  const mb = numberFlag(args, '--mb', 20);
+  const ranks = numberFlag(args, '--ranks', 4);
+  const seqLen = numberFlag(args, '--seq-len', 262_144);
+  const corpus = await benchCorpus(mb);
   const bench = join(repoRoot, '.bench');
-  mkdirSync(bench, { recursive: true });
-  const corpus = join(bench, `e2e-${mb}.jsonl`);
-  if (!existsSync(corpus)) await buildE2eCorpus(corpus, mb);
   const run = join(bench, 'merge-run');
   rmSync(run, { recursive: true, force: true });
 

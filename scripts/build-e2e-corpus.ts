@@ -7,7 +7,7 @@
  *
  *   node dist/scripts/build-e2e-corpus.js OUT.jsonl MEGABYTES
  */
-import { createWriteStream, readFileSync, readdirSync, statSync, existsSync, type Dirent } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, statSync, existsSync, type Dirent } from 'node:fs';
 import { once } from 'node:events';
 import { join, extname } from 'node:path';
 import { repoRoot } from '../test/helpers/paths.js';
@@ -83,6 +83,21 @@ function cut(text: string): string[] {
     start = end;
   }
   return out;
+}
+
+/** The benchmarks' corpus of `mb` megabytes in .bench/, built on first use; returns its path. */
+export async function benchCorpus(mb: number): Promise<string> {
+  const bench = join(repoRoot, '.bench');
+  mkdirSync(bench, { recursive: true });
+  const corpus = join(bench, `e2e-${mb}.jsonl`);
+  if (!existsSync(corpus)) await buildE2eCorpus(corpus, mb);
+  return corpus;
+}
+
+/** A benchmark's numeric flag (`--name N`), or `fallback`. */
+export function numberFlag(args: readonly string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

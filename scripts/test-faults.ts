@@ -11,9 +11,14 @@
  *   - no lock, work folder or temporary file is left behind;
  *   - a rerun without --overwrite into the other dataset is refused and changes no byte.
  *
+ * Then bucket rounds: the same, with --out an s3:// prefix on an s3rver started here, and the
+ * local staging folder wiped between some attempts (a rank resumed on another node, from what
+ * the bucket holds); the finished output is brought down and checked as above, and the prefix
+ * must hold no lock, work or temporary object.
+ *
  *   npm run test:faults                     8 rounds (a few minutes)
- *   node dist/scripts/test-faults.js --short    CI: 3 rounds, under a minute
- *   options: --rounds N  --kills K (per round, at most)  --seed S  --budget-s T (no new round after T s)
+ *   node dist/scripts/test-faults.js --short    CI: 3 local rounds and 1 bucket round, about two minutes
+ *   options: --rounds N  --bucket-rounds N  --kills K (per round, at most)  --seed S  --budget-s T (no new round after T s)
  *
  * Seeded: the same seed makes the same rounds, inputs and kill points (a timed kill lands
  * wherever the machine has got to, which is the point of it).
@@ -26,9 +31,14 @@ import YAML from 'yaml';
 import { repoRoot } from '../test/helpers/paths.js';
 import { cliPath, hashTree } from '../test/helpers/run-cli.js';
 import { outputProblems, writeDocs } from '../test/helpers/shard-check.js';
+import { startS3 } from '../test/helpers/s3-server.js';
+import { OUTPUT_MARKER } from '../src/io/inputs.js';
+import { getObject, listObjects } from '../src/io/s3.js';
 
 interface Args {
   rounds: number;
+  /** Rounds into an s3:// prefix after the local ones. */
+  bucketRounds: number;
   /** Kills per round, at most. */
   kills: number;
   seed: number;
@@ -44,7 +54,7 @@ function parseArgs(argv: string[]): Args {
     if (!Number.isFinite(n) || n < 0) throw new Error(`${name} needs a number, got ${argv[i + 1]}`);
     return n;
   };
-  return { rounds: value('--rounds', short ? 3 : 8), kills: value('--kills', short ? 1 : 3), seed: value('--seed', 17), budgetS: value('--budget-s', short ? 45 : 900) };
+  return { rounds: value('--rounds', short ? 3 : 8), bucketRounds: value('--bucket-rounds', short ? 1 : 3), kills: value('--kills', short ? 1 : 3), seed: value('--seed', 17), budgetS: value('--budget-s', short ? 45 : 900) };
 }
 
 /** A small seeded generator (LCG): rounds, inputs and kill points follow the seed. */
@@ -138,28 +148,75 @@ function leftovers(out: string): string[] {
   return problems;
 }
 
-async function playRound(k: number, dir: string, out: string, pick: (n: number) => number, maxKills: number): Promise<string[]> {
+/** Where the rounds write: a local folder, or an s3:// prefix. */
+interface Target {
+  out: string;
+  finished(): Promise<boolean>;
+  /** Every byte of the output, as a string to compare. */
+  snapshot(): Promise<string>;
+  problems(round: Round, k: number): Promise<string[]>;
+  /** Before each attempt (a bucket target may wipe its local staging: another node). */
+  beforeAttempt(pick: (n: number) => number): string;
+}
+
+function localTarget(out: string): Target {
+  return {
+    out,
+    finished: async () => existsSync(join(out, 'manifest.json')),
+    snapshot: async () => JSON.stringify(hashTree(out)),
+    problems: async (round) => [...(await outputProblems(out, round.docs, round.seqLen)), ...leftovers(out)],
+    beforeAttempt: () => '',
+  };
+}
+
+/** An s3:// prefix; the output is brought down into DIR/bucket-K to be checked like a folder. */
+function bucketTarget(out: string, dir: string, staging: string): Target {
+  return {
+    out,
+    finished: async () => (await getObject(`${out}/manifest.json`)) !== undefined,
+    snapshot: async () => JSON.stringify((await listObjects(`${out}/`)).map((o) => [o.key, o.etag])),
+    async problems(round, k) {
+      const copy = join(dir, `bucket-${k}`);
+      const marker = JSON.parse((await getObject(`${out}/${OUTPUT_MARKER}`))!.toString('utf8')) as { files: string[] };
+      for (const f of marker.files) {
+        mkdirSync(join(copy, f, '..'), { recursive: true });
+        writeFileSync(join(copy, f), (await getObject(`${out}/${f}`)) ?? Buffer.alloc(0));
+      }
+      const keys = (await listObjects(`${out}/`)).map((o) => o.key.slice(o.key.indexOf('/') + 1));
+      const left = keys.filter((key) => /(^|\/)(\.midpack\.lock|\.work|\.run)(\/|$)|\.tmp-\d+$/.test(key)).map((key) => `${key} left in the bucket`);
+      return [...(await outputProblems(copy, round.docs, round.seqLen)), ...left];
+    },
+    beforeAttempt(pick) {
+      if (pick(2) === 0) return '';
+      rmSync(staging, { recursive: true, force: true });
+      return ', staging wiped';
+    },
+  };
+}
+
+async function playRound(k: number, dir: string, target: Target, pick: (n: number) => number, maxKills: number): Promise<string[]> {
   const round = makeRound(dir, k, pick);
-  const args = commandOf(round, dir, out, k);
-  const log = (s: string) => process.stderr.write(`round ${k} (${round.job}, ${round.docs.size} docs, L=${round.seqLen}): ${s}\n`);
-  if (existsSync(join(out, 'manifest.json'))) {
+  const args = commandOf(round, dir, target.out, k);
+  const log = (s: string) => process.stderr.write(`round ${k} (${round.job}${target.out.startsWith('s3://') ? ' to a bucket' : ''}, ${round.docs.size} docs, L=${round.seqLen}): ${s}\n`);
+  if (await target.finished()) {
     // The folder holds the previous round's output: without --overwrite, refused, untouched.
-    const before = hashTree(out);
+    const before = await target.snapshot();
     const status = await runOnce(args, undefined, undefined);
     if (status !== 1) return [`a run into another dataset without --overwrite exited ${status}, not 1`];
-    if (JSON.stringify(hashTree(out)) !== JSON.stringify(before)) return ['a refused run changed the folder'];
+    if ((await target.snapshot()) !== before) return ['a refused run changed the folder'];
     log('refused without --overwrite, folder untouched');
   }
   const kills = 1 + pick(maxKills);
   for (let attempt = 0; attempt < kills; attempt++) {
+    const wiped = target.beforeAttempt(pick);
     const kill = killPoint(round, pick);
     const status = await runOnce([...args, '--overwrite'], kill.fault, kill.ms);
-    log(`attempt ${attempt + 1} killed ${kill.what}: ${status === null ? 'killed' : `finished first (exit ${status})`}`);
+    log(`attempt ${attempt + 1}${wiped} killed ${kill.what}: ${status === null ? 'killed' : `finished first (exit ${status})`}`);
     if (status !== null && status !== 0) return [`attempt ${attempt + 1} failed with exit ${status}`];
   }
   const status = await runOnce([...args, '--overwrite'], undefined, undefined);
   if (status !== 0) return [`the final rerun exited ${status}`];
-  const problems = [...(await outputProblems(out, round.docs, round.seqLen)), ...leftovers(out)];
+  const problems = await target.problems(round, k);
   log(problems.length ? `FAILED: ${problems.slice(0, 5).join('; ')}` : 'shards hold every document once, token-exact; counts match');
   return problems;
 }
@@ -179,14 +236,34 @@ async function main(): Promise<void> {
       process.stderr.write(`test:faults: time budget of ${a.budgetS} s spent; ${a.rounds - k} rounds not started\n`);
       break;
     }
-    const problems = await playRound(k, dir, out, pick, Math.max(1, a.kills));
+    const problems = await playRound(k, dir, localTarget(out), pick, Math.max(1, a.kills));
     played++;
     if (problems.length) failed++;
   }
+  const bucket = await playBucketRounds(a, dir, pick);
+  played += bucket.played;
+  failed += bucket.failed;
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stderr.write(`test:faults: seed ${a.seed}: ${played} rounds, ${failed} failed, ${secs} s\n`);
   if (failed || played === 0) process.exitCode = 1;
   else rmSync(dir, { recursive: true, force: true });
+}
+
+/** The bucket rounds, on an s3rver of their own (its environment is the children's too). */
+async function playBucketRounds(a: Args, dir: string, pick: (n: number) => number): Promise<{ played: number; failed: number }> {
+  if (a.bucketRounds <= 0) return { played: 0, failed: 0 };
+  const s3 = await startS3();
+  const staging = join(dir, 'staging');
+  process.env.MIDPACK_WORK_DIR = staging;
+  let failed = 0;
+  try {
+    await s3.bucket('faults');
+    const target = bucketTarget('s3://faults/out', dir, staging);
+    for (let k = 0; k < a.bucketRounds; k++) if ((await playRound(a.rounds + k, dir, target, pick, Math.max(1, a.kills))).length) failed++;
+  } finally {
+    await s3.stop();
+  }
+  return { played: a.bucketRounds, failed };
 }
 
 await main();

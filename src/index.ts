@@ -10,6 +10,7 @@ export { runPackJob, PACK_DEFAULTS, type PackJobOptions, type PackSource, type P
 export { runPipeline, type RunOptions, type RunPhase } from './job/run.js';
 export { loadRunConfig, parseRunConfig, ConfigError, type RunConfig, type SourceConfig, type ThenConfig } from './job/run-config.js';
 export { mergeRanks, MergeError, type MergeOptions, type MergeSummary } from './job/merge.js';
+export { mergeRemoteRanks, type RemoteMergeOptions } from './job/merge-remote.js';
 export { compareStrategies, compareStrategiesFrom, type CompareOptions, type StrategyFigures } from './pack/strategies.js';
 export { planBins, type PlanOptions, type PlanResult } from './pack/planner.js';
 export { DocGroups, type GroupableDoc, type DocGroupFigures } from './pack/groups.js';

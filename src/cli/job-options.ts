@@ -6,6 +6,7 @@ import { floatOption, QUIET_HELP } from './common.js';
 export function addJobOptions(cmd: Command): Command {
   return cmd
     .option('--overwrite', 'replace an output folder that holds another midpack output (its listed files are removed; other files are never touched)', false)
+    .option('--work-dir <dir>', 'with an s3:// --out: the local folder for the work store and the finished files until they are uploaded (default: MIDPACK_WORK_DIR, else midpack-work under the temporary folder); a rerun on the same --work-dir resumes from it')
     .option('--allow-empty', 'exit 0 even when no document is packed', OUTCOME_DEFAULTS.allowEmpty)
     .option('--max-drop-rate <x>', 'exit non-zero when a stage or pack drops more than this share of its records (1 = no limit)', floatOption('--max-drop-rate', 0, 1), OUTCOME_DEFAULTS.maxDropRate)
     .option('--force-workers', 'use --workers even when it is more than the core count', false)

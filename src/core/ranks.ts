@@ -1,4 +1,5 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isRemote, joinRemote } from '../io/remote.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { hash64 } from './random.js';
@@ -130,10 +131,12 @@ function fromClaim(c: RankClaim): RankInfo {
  * config's worldSize, MIDPACK_WORLD_SIZE, JOB_COMPLETIONS); OUT's record; the Slurm array's span.
  * The first rank of a multi-rank job records its shape in OUT/.midpack-ranks.json; a later
  * process (a resubmitted task) takes its rank and world size from there, and one that
- * contradicts the record is refused, naming both.
+ * contradicts the record is refused, naming both. An s3:// OUT keeps no record (yet).
  */
 export function resolveRankAt(out: string, flags: { rank?: number; worldSize?: number }, env: NodeJS.ProcessEnv = process.env): RankInfo {
   const claim = rankClaim(flags, env);
+  // An s3:// OUT keeps no record yet (it would need a conditional PUT here): the claim alone decides.
+  if (isRemote(out)) return fromClaim(claim);
   const path = join(out, RANKS_RECORD);
   let record = readRanksRecord(path);
   if (!record) {
@@ -230,7 +233,9 @@ export function ownedBy(info: RankInfo): ((key: string) => boolean) | undefined 
 
 /** One rank of several writes to OUT/rank-RRRRR; `midpack merge OUT/rank-* --out DIR` joins them. */
 export function rankOutDir(out: string, rank: RankInfo): string {
-  return rank.worldSize > 1 ? join(out, `rank-${String(rank.rank).padStart(5, '0')}`) : out;
+  const name = `rank-${String(rank.rank).padStart(5, '0')}`;
+  // path.join would fold an s3:// prefix's `//`.
+  return rank.worldSize > 1 ? (isRemote(out) ? joinRemote(out, name) : join(out, name)) : out;
 }
 
 /** Ranks 0..W-1 checked against the ranks a set of files covers: the ranks given twice (with the files), missing, or out of range. */

@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { sha256File } from '../write/files.js';
 import { OUTPUT_MARKER } from './inputs.js';
-import { joinRemote } from './remote.js';
+import { isRemote, joinRemote } from './remote.js';
 import { deleteObjects, getObject, listObjects, PART_BYTES, putObject, storedSha256, takeRemoteLock, uploadFile, StorageError, type RemoteLockBody } from './s3.js';
 import { processIsGone } from './stale.js';
 
+/** A --work-dir given with a local --out: the work store already lives in OUT/.work there. */
+export function checkWorkDir(out: string, workDir: string | undefined): void {
+  if (workDir !== undefined && !isRemote(out)) throw new StorageError(`--work-dir ${workDir}: applies only when --out is an s3:// prefix (a local --out keeps its work store in OUT/.work)`, 'WorkDir');
+  if (workDir !== undefined && isRemote(workDir)) throw new StorageError(`--work-dir ${workDir}: must be a local folder (the work store and staging are written in place)`, 'WorkDir');
+}
+
 /**
  * A pack or run whose --out is an s3:// prefix. The job runs as it does on local paths, into a
- * local staging folder (MIDPACK_WORK_DIR, else a folder under the system's temporary folder
+ * local staging folder (--work-dir, else MIDPACK_WORK_DIR, else a folder under the system's temporary folder
  * named by the prefix, so a rerun on the same machine resumes from its work), and its finished
  * files go up to the prefix with the local guarantees kept:
  *
@@ -31,16 +37,19 @@ export interface RemoteOutOptions {
   what: string;
 }
 
-/** The local staging folder for a remote output (see above). */
-export function stagingDir(remote: string): string {
-  const base = process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work');
+/**
+ * The local staging folder for a remote output (see above): the job's work store and its
+ * finished files live there until they are uploaded, so `workDir` should be a local disk with
+ * room for both.
+ */
+export function stagingDir(remote: string, workDir?: string): string {
+  const base = resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
   return join(base, createHash('sha256').update(remote).digest('hex').slice(0, 16));
 }
 
 /** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */
 export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T>): Promise<T> {
-  const lock = await lockPrefix(o);
-  try {
+  return withPrefixLock(o, async () => {
     await adoptRemoteMarker(o);
     let result: T;
     try {
@@ -52,15 +61,22 @@ export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T
     }
     await publish(o);
     return result;
+  });
+}
+
+/** Runs `job` holding the prefix's lock object (one job per prefix); the lock is removed after. */
+export async function withPrefixLock<T>(o: { remote: string; what: string }, job: () => Promise<T>): Promise<T> {
+  await lockPrefix(o);
+  try {
+    return await job();
   } finally {
     await deleteObjects([joinRemote(o.remote, LOCK)]).catch(() => {});
-    void lock;
   }
 }
 
-const LOCK = '.midpack.lock';
+export const LOCK = '.midpack.lock';
 
-async function lockPrefix(o: RemoteOutOptions): Promise<RemoteLockBody> {
+async function lockPrefix(o: { remote: string; what: string }): Promise<RemoteLockBody> {
   const url = joinRemote(o.remote, LOCK);
   for (let attempt = 0; ; attempt++) {
     const got = await takeRemoteLock(url);
@@ -119,7 +135,7 @@ async function publish(o: RemoteOutOptions): Promise<void> {
 }
 
 /** One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it). */
-async function sendFile(path: string, url: string): Promise<void> {
+export async function sendFile(path: string, url: string): Promise<void> {
   if (!existsSync(path)) throw new StorageError(`${path}: a file of the finished output is missing from the staging folder; rerun the job`, 'Missing');
   const { sha256, bytes } = await sha256File(path);
   const there = await storedSha256(url);

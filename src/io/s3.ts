@@ -295,6 +295,37 @@ export async function uploadFile(path: string, url: string, sha256: string): Pro
   }
 }
 
+/** CopyObject's limit: a larger object is copied as a multipart upload of UploadPartCopy ranges. */
+export const COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
+const COPY_PART_BYTES = 1024 ** 3;
+
+/**
+ * Copies an object of `size` bytes inside the store, server-side (no bytes pass through this
+ * machine): one CopyObject up to 5 GiB, else a multipart upload whose parts are 1 GiB
+ * UploadPartCopy ranges of the source, pinned to its ETag. `sha256` is stored as metadata.
+ */
+export async function copyObjectAny(from: RemoteObject, to: string, sha256: string): Promise<void> {
+  if (from.size <= COPY_OBJECT_MAX_BYTES) return copyObject(from.url, to, sha256);
+  const t = parseRemote(to);
+  const f = parseRemote(from.url);
+  const [s, client] = await Promise.all([sdk(), s3Client()]);
+  const { UploadId } = await client.send(new s.CreateMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, Metadata: { sha256 } })).catch((e) => {
+    throw storageError(to, e, 'copy');
+  });
+  try {
+    const parts: { PartNumber: number; ETag: string }[] = [];
+    for (let start = 0; start < from.size; start += COPY_PART_BYTES) {
+      const end = Math.min(start + COPY_PART_BYTES, from.size) - 1;
+      const r = await client.send(new s.UploadPartCopyCommand({ Bucket: t.bucket, Key: t.key, UploadId, PartNumber: parts.length + 1, CopySource: `${f.bucket}/${encodeURIComponent(f.key).replace(/%2F/g, '/')}`, CopySourceRange: `bytes=${start}-${end}`, CopySourceIfMatch: from.etag || undefined }));
+      parts.push({ PartNumber: parts.length + 1, ETag: r.CopyPartResult!.ETag! });
+    }
+    await client.send(new s.CompleteMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId, MultipartUpload: { Parts: parts } }));
+  } catch (e) {
+    await client.send(new s.AbortMultipartUploadCommand({ Bucket: t.bucket, Key: t.key, UploadId })).catch(() => {});
+    throw storageError(to, e, 'copy');
+  }
+}
+
 /** Copies an object inside the store (no bytes pass through this machine). */
 export async function copyObject(from: string, to: string, sha256: string): Promise<void> {
   const f = parseRemote(from);

@@ -121,21 +121,21 @@ export function firstDifference(a: unknown, b: unknown, path = ''): { path: stri
   return JSON.stringify(a) === JSON.stringify(b) ? undefined : { path: path || '(whole value)', a, b };
 }
 
-/** Every file a rank output lists, with the size and checksum its manifest records. */
-export function listedFiles(o: RankOutput): { path: string; bytes?: number; sha256: string }[] {
+/** Every file a rank output lists, with the size and checksum its manifest records (the shards left out when `withShards` is false). */
+export function listedFiles(o: RankOutput, withShards = true): { path: string; bytes?: number; sha256: string }[] {
   const m = o.manifest;
   return [
-    ...m.shards.map((s) => ({ path: join(o.dir, 'shards', s.filename), bytes: s.bytes, sha256: s.sha256 })),
+    ...(withShards ? m.shards : []).map((s) => ({ path: join(o.dir, 'shards', s.filename), bytes: s.bytes, sha256: s.sha256 })),
     ...m.megatron.map((f) => ({ path: resolve(o.dir, f.path), bytes: f.bytes, sha256: f.sha256 })),
     { path: join(o.dir, m.doc_lengths.path), sha256: m.doc_lengths.sha256 },
   ];
 }
 
 /** Cheap check without reading: every listed file exists with the size its manifest records. */
-export function checkSizes(outputs: readonly RankOutput[]): void {
+export function checkSizes(outputs: readonly RankOutput[], withShards = true): void {
   const problems: string[] = [];
   for (const o of outputs) {
-    for (const f of listedFiles(o)) {
+    for (const f of listedFiles(o, withShards)) {
       if (!existsSync(f.path)) problems.push(`${f.path}: missing`);
       else if (f.bytes !== undefined && statSync(f.path).size !== f.bytes) problems.push(`${f.path}: ${statSync(f.path).size} bytes, its manifest says ${f.bytes}`);
     }

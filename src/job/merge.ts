@@ -28,6 +28,28 @@ export interface MergeOptions {
   verify?: boolean;
 }
 
+/**
+ * Where the ranks' shards are (merge-remote.ts: in a bucket, the rank folders being local copies
+ * of everything else): how they are checked, put in place, and how a rank is named in the manifest.
+ */
+export interface ShardPlacement {
+  /** Every shard the ranks list is there with its size (run before anything is written). */
+  check(ranks: readonly RankOutput[]): Promise<void>;
+  /** Puts a rank's shard at shards/DST of the output; 'linked' when no bytes were written. */
+  place(rank: RankOutput, filename: string, dst: string): Promise<'linked' | 'copied'>;
+  /** The rank's folder as the merged manifest records it (relative to the output). */
+  rankDir(rank: RankOutput): string;
+}
+
+/** The local placement: shards hard-linked (or copied) from the rank folders. */
+function localPlacement(out: string, copy: boolean): ShardPlacement {
+  return {
+    check: async (ranks) => checkSizes(ranks, true),
+    place: async (o, filename, dst) => placeFile(join(o.dir, 'shards', filename), join(out, 'shards', dst), copy),
+    rankDir: (o) => relative(resolve(out), resolve(o.dir)),
+  };
+}
+
 export interface MergedManifest extends Omit<Manifest, 'rank'> {
   rank: null;
   /** The merged rank outputs in rank order; `dir` is relative to the merge output. */
@@ -44,12 +66,14 @@ export interface MergeSummary {
   shardsCopied: number;
 }
 
-export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions = {}): Promise<MergeSummary> {
+export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions = {}, shardsAt?: ShardPlacement): Promise<MergeSummary> {
   // Every check runs before anything is written: a refused merge leaves DIR as it was.
   const ranks = checkRanks(dirs.map(loadRankOutput), opts.allowMissingRanks ?? false);
   const missing = missingRanks(ranks);
   for (const o of ranks) if (resolve(o.dir) === resolve(out)) throw new MergeError(`--out ${out} is one of the rank folders; merge into another folder`);
-  checkSizes(ranks);
+  const placement = shardsAt ?? localPlacement(out, opts.copy ?? false);
+  checkSizes(ranks, false);
+  await placement.check(ranks);
   if (opts.verify) await verifyChecksums(ranks);
   const inputs = mergeInputs(ranks);
   const first = ranks[0]!.manifest;
@@ -58,7 +82,7 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
   checkConsistent(ranks, report, datasets);
 
   prepareOutput(out);
-  const shards = mergeShards(ranks, join(out, 'shards'), opts.copy ?? false);
+  const shards = await mergeShards(ranks, join(out, 'shards'), placement);
   const megatron = await mergeMegatron(datasets, out);
   const lengthsSha = await concatFiles(ranks.map((o) => join(o.dir, o.manifest.doc_lengths.path)), join(out, 'doc_lengths.u32'));
 
@@ -69,7 +93,7 @@ export async function mergeRanks(dirs: string[], out: string, opts: MergeOptions
     midpack_version: first.midpack_version,
     rank: null,
     world_size: first.world_size,
-    ranks: ranks.map((o) => ({ rank: o.manifest.rank, dir: relative(resolve(out), resolve(o.dir)), manifest_sha256: o.manifestSha256 })),
+    ranks: ranks.map((o) => ({ rank: o.manifest.rank, dir: placement.rankDir(o), manifest_sha256: o.manifestSha256 })),
     ...(missing.length ? { missing_ranks: missing } : {}),
     config: first.config,
     tokenizer: first.tokenizer,
@@ -137,16 +161,18 @@ function prepareOutput(out: string): void {
  * The ranks' shards in rank order, renumbered from part-00000. Empty shards (a rank with no
  * bins writes one so its folder loads) are left out, unless every shard is empty.
  */
-function mergeShards(ranks: readonly RankOutput[], dir: string, copy: boolean): { list: ShardInfo[]; fingerprint: string; linked: number } {
-  const all = ranks.flatMap((o) => o.manifest.shards.map((s) => ({ src: join(o.dir, 'shards', s.filename), shard: s })));
+async function mergeShards(ranks: readonly RankOutput[], dir: string, placement: ShardPlacement): Promise<{ list: ShardInfo[]; fingerprint: string; linked: number }> {
+  const all = ranks.flatMap((o) => o.manifest.shards.map((s) => ({ rank: o, shard: s })));
   const nonEmpty = all.filter((x) => x.shard.rows > 0);
   const chosen = nonEmpty.length ? nonEmpty : all.slice(0, 1);
   let linked = 0;
-  const list: ShardInfo[] = chosen.map(({ src, shard }, i) => {
+  const list: ShardInfo[] = [];
+  for (const [i, { rank, shard }] of chosen.entries()) {
     const filename = shardFilename(i);
-    if (placeFile(src, join(dir, filename), copy) === 'linked') linked++;
-    return { filename, rows: shard.rows, bytes: shard.bytes, sha256: shard.sha256, reused: false };
-  });
+    if ((await placement.place(rank, shard.filename, filename)) === 'linked') linked++;
+    // The same bytes as the rank's shard: its sha256 is the rank manifest's.
+    list.push({ filename, rows: shard.rows, bytes: shard.bytes, sha256: shard.sha256, reused: false });
+  }
   removeStaleShards(dir, list.length);
   const fingerprint = shardsFingerprint(shardSchema(), list);
   writeFileAtomic(join(dir, 'dataset_info.json'), JSON.stringify(datasetInfo(), null, 2) + '\n');

@@ -7,7 +7,7 @@ import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
 import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
-import { stagingDir, withRemoteOut } from '../io/remote-out.js';
+import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
@@ -58,6 +58,8 @@ export interface PackJobOptions {
   rank?: RankInfo;
   /** Replace an --out that holds another midpack output (otherwise refused). */
   overwrite?: boolean;
+  /** Local folder for the work store and staging of an s3:// --out (default: MIDPACK_WORK_DIR, else under the temporary folder). */
+  workDir?: string;
   /** The row field holding the text, when it is not `text`. */
   textField?: string;
   /** More workers than cores (otherwise capped at the core count). */
@@ -158,9 +160,10 @@ export interface PackSource {
  * uninterrupted run, for any worker count.
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
+  checkWorkDir(o.out, o.workDir);
   if (isRemote(o.out)) {
-    const local = stagingDir(o.out);
-    return withRemoteOut({ remote: o.out, local, what: 'pack' }, () => runPackJob({ ...o, out: local }, source));
+    const local = stagingDir(o.out, o.workDir);
+    return withRemoteOut({ remote: o.out, local, what: 'pack' }, () => runPackJob({ ...o, out: local, workDir: undefined }, source));
   }
   const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
   const workers = capWorkers(o.workers, o.forceWorkers ?? false);

@@ -18,7 +18,7 @@ import { packPerSource, type Masker } from './run-per-source.js';
 import type { RunConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { isRemote, joinRemote } from '../io/remote.js';
-import { stagingDir, withRemoteOut } from '../io/remote-out.js';
+import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
@@ -57,6 +57,8 @@ export interface RunOptions {
   keepWork?: boolean;
   /** Replace an output folder that holds another midpack output. */
   overwrite?: boolean;
+  /** Local folder for the work store and staging of an s3:// out (default: MIDPACK_WORK_DIR, else under the temporary folder). */
+  workDir?: string;
   /** More tokenizer workers than cores. */
   forceWorkers?: boolean;
   /** Merged mixture counts of all ranks (a multi-rank run with a mixture; `midpack mixture merge`). */
@@ -87,11 +89,12 @@ interface Prepared {
 export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
   const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
+  checkWorkDir(cfg.out, o.workDir);
   if (isRemote(cfg.out)) {
     // Run into the local staging folder; its finished output goes up to the rank's prefix.
-    const base = stagingDir(cfg.out);
+    const base = stagingDir(cfg.out, o.workDir);
     const remote = rank.worldSize > 1 ? joinRemote(cfg.out, basename(rankOutDir(base, rank))) : cfg.out;
-    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base }, options));
+    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base }, { ...options, workDir: undefined }));
     return { ...r, out: remote };
   }
   const phase = o.phase ?? 'all';

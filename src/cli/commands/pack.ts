@@ -49,6 +49,7 @@ export function register(program: Command): void {
           onProgress: progress?.onProgress,
           textField: opts.textField,
           overwrite: opts.overwrite,
+          workDir: opts.workDir,
           forceWorkers: opts.forceWorkers,
         });
         progress?.stop();

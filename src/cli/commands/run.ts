@@ -37,7 +37,7 @@ export function register(program: Command): void {
         '               midpack run CONFIG --phase pack --counts OUT/counts.bin; midpack merge OUT/rank-* --out OUT/merged',
     )
     .action(
-      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; memoryMb?: number; keepWork: boolean; progress: boolean; overwrite: boolean; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
+      action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; memoryMb?: number; keepWork: boolean; progress: boolean; overwrite: boolean; workDir?: string; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
         const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
         const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
@@ -48,7 +48,7 @@ export function register(program: Command): void {
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
         // Not on a terminal (a log): one line as each stage finishes.
         const onStageTime = progress && !process.stderr.isTTY ? (name: string, t: StageTime) => process.stderr.write(`midpack: run: stage ${stageTimeLine(name, t)}\n`) : undefined;
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, memoryMb: opts.memoryMb, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, memoryMb: opts.memoryMb, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, workDir: opts.workDir, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
         if (!r.summary) {
           const mixture = opts.phase === 'count' ? `; mixture counts: ${r.out}/.run/mixture-counts.json` : '';
           if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}${mixture}\n`);

@@ -1,0 +1,86 @@
+/**
+ * npm run bench:s3 — `midpack pack` to a local folder against the same pack to and from an
+ * S3-compatible server (s3rver on the loopback, started here), in one run, each pack in a child
+ * process of its own with its own peak RSS:
+ *   local      local corpus → local folder
+ *   to-s3      local corpus → s3://bench/out (staged locally, uploaded, manifest last)
+ *   s3-to-s3   s3://bench/in corpus (streamed by ranged GETs) → s3://bench/out
+ * Prints each one's time, MB/s of corpus, its ratio to local, and peak RSS. The modes run in
+ * turn, --repeats times (best time kept), so a loaded machine weighs on all of them alike.
+ *
+ *   npm run bench:s3 -- [--mb 10] [--seq-len 262144] [--repeats 2]
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../test/helpers/paths.js';
+import { startS3 } from '../test/helpers/s3-server.js';
+import { putObject } from '../src/io/s3.js';
+import { benchCorpus, numberFlag } from './build-e2e-corpus.js';
+
+interface Measure {
+  mode: string;
+  seconds: number;
+  bins: number;
+  maxRssMB: number;
+}
+
+const MODES = ['local', 'to-s3', 's3-to-s3'] as const;
+
+async function child(mode: string, input: string, out: string, seqLen: number): Promise<void> {
+  const { pack } = await import('../src/job/api.js');
+  const t0 = performance.now();
+  const s = await pack([input], { out, workers: 2, seqLen, rowsPerShard: 16 });
+  const m: Measure = { mode, seconds: (performance.now() - t0) / 1000, bins: s.manifest.counts.bins, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+  process.stdout.write(JSON.stringify(m) + '\n');
+}
+
+function packOnce(mode: string, input: string, out: string, seqLen: number, env: Record<string, string>): Measure {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, input, out, String(seqLen)], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`pack (${mode}) failed with status ${r.status}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === '--child') return child(args[1]!, args[2]!, args[3]!, Number(args[4]));
+  const mb = numberFlag(args, '--mb', 10);
+  const seqLen = numberFlag(args, '--seq-len', 262_144);
+  const repeats = numberFlag(args, '--repeats', 2);
+  const corpus = await benchCorpus(mb);
+  const bench = join(repoRoot, '.bench');
+  const corpusMB = statSync(corpus).size / 1e6;
+  const s3 = await startS3();
+  const staging = join(bench, 's3-staging');
+  const env = { ...s3.env, MIDPACK_WORK_DIR: staging };
+  const best = new Map<string, Measure>();
+  try {
+    await s3.bucket('bench');
+    await putObject('s3://bench/in/corpus.jsonl', readFileSync(corpus));
+    for (let k = 0; k < repeats; k++) {
+      for (const mode of MODES) {
+        const out = mode === 'local' ? join(bench, 's3-local-out') : `s3://bench/out-${mode}-${k}`;
+        rmSync(join(bench, 's3-local-out'), { recursive: true, force: true });
+        rmSync(staging, { recursive: true, force: true });
+        const m = packOnce(mode, mode === 's3-to-s3' ? 's3://bench/in/corpus.jsonl' : corpus, out, seqLen, env);
+        if (!best.has(mode) || m.seconds < best.get(mode)!.seconds) best.set(mode, m);
+      }
+    }
+  } finally {
+    await s3.stop();
+    rmSync(join(bench, 's3-local-out'), { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
+  }
+  const local = best.get('local')!;
+  const line = (m: Measure) =>
+    `  ${m.mode.padEnd(9)} ${m.seconds.toFixed(2)} s  ${(corpusMB / m.seconds).toFixed(2).padStart(6)} MB/s  x${(local.seconds / m.seconds).toFixed(2)} of local  peak RSS ${m.maxRssMB.toFixed(0)} MB (${m.maxRssMB - local.maxRssMB >= 0 ? '+' : ''}${(m.maxRssMB - local.maxRssMB).toFixed(0)} MB)`;
+  process.stdout.write(
+    [`midpack bench:s3 — ${corpusMB.toFixed(1)} MB corpus, L = ${seqLen}, ${local.bins} bins, 2 workers, best of ${repeats}; s3rver on the loopback`, ...MODES.map((m) => line(best.get(m)!)), ''].join('\n'),
+  );
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench:s3: ${e instanceof Error ? e.message : e}\n`);
+  process.exitCode = 1;
+});
