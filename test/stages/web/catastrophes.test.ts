@@ -66,3 +66,11 @@ test('soft hyphens in the text are kept, as the page, readability.js and the ann
   assert.ok(text.includes('Werk\u00adzeug\u00adty\u00adpen und ihre Lauf\u00adzei\u00adten be\u00adhan\u00addelt'));
   assert.ok(!/Schülerhilfe|WordPress/.test(text));
 });
+
+test('a one-page site: the standalone "about" text wins over one entry of the project list before it', () => {
+  // Every project has its own <h1>, and the longest project description outscores the short
+  // "about" block by a few commas; neither sits in an article region.
+  const text = extracted('about-after-listing');
+  assert.equal(text, expected('about-after-listing'));
+  assert.ok(!/Weltuntergang|Refrain|Spielshow|Bergführer/.test(text));
+});
