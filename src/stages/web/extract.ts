@@ -396,11 +396,13 @@ function preferArticlePlace(top: Element, scores: Map<Element, number>, stats: M
   const topText = stats.get(top)?.text ?? 0;
   if (topText >= SHORT_ARTICLE_CHARS || touchesArticleRegion(top) || (title && isAfterTitle(top, title))) return top;
   const topScore = scores.get(top) ?? 0;
+  // The top is one entry of a listing (a project list, teasers): a standalone block is the page's own text.
+  const topInListing = listingItemOf(top) !== undefined;
   let best: Element | undefined;
   for (const [e, score] of scores) {
     const s = stats.get(e)!;
     if (score < topScore * ARTICLE_PLACE_MIN_SCORE_SHARE || s.text < ARTICLE_PLACE_MIN_CHARS || linkDensity(s) >= 0.3 || s.p + s.commas === 0) continue;
-    if (!articleRegionOf(e) && !(title && isAfterTitle(e, title))) continue;
+    if (!articleRegionOf(e) && !(title && isAfterTitle(e, title)) && !(topInListing && !listingItemOf(e))) continue;
     if (!best || score > scores.get(best)!) best = e;
   }
   return best ?? top;
@@ -409,6 +411,24 @@ const SHORT_ARTICLE_CHARS = 1000;
 const ARTICLE_PLACE_MIN_SCORE_SHARE = 0.25;
 const ARTICLE_PLACE_MIN_CHARS = 100;
 const AFTER_TITLE_LEVELS = 2;
+
+/**
+ * The entry of a listing the block sits in: an ancestor (the block itself or up to four levels
+ * above) among three or more siblings of its tag and class that each hold a heading of their own.
+ */
+function listingItemOf(e: Element): Element | undefined {
+  let item: Element | undefined = e;
+  for (let level = 0; item && item.name !== 'body' && level <= LISTING_ITEM_LEVELS; level++, item = parentElement(item)) {
+    const parent = parentElement(item);
+    if (!parent) return undefined;
+    const cls = attr(item, 'class');
+    let entries = 0;
+    for (const c of parent.children) if (c instanceof Element && c.name === item.name && attr(c, 'class') === cls && findFirst(c, (x) => /^h[1-4]$/.test(x.name))) entries++;
+    if (entries >= LISTING_MIN_ENTRIES) return item;
+  }
+  return undefined;
+}
+const LISTING_MIN_ENTRIES = 3;
 
 /** The block comes after the title, and the title sits at most two levels above it (in its parent or grandparent). */
 function isAfterTitle(e: Element, title: Element): boolean {
@@ -587,7 +607,10 @@ function leadsBefore(top: Element, stats: Map<Element, Stats>, removed: Set<Elem
       if (s.text >= 40 && linkDensity(s) < 0.3) leads.push(e);
     } else if (afterHeading && isProseNearTitle(e, s)) leads.push(e);
   }
-  return leads.filter((e) => precedes(e, top));
+  // Each entry of a listing has its heading: prose under another entry's is not this article's lead.
+  if (!leads.length) return leads;
+  const entry = listingItemOf(top);
+  return leads.filter((e) => precedes(e, top) && (LEAD.test(classAndId(e)) || listingItemOf(e) === entry || !listingItemOf(e)));
 }
 
 /**
@@ -824,7 +847,8 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   if (!stats.has(body)) return { title, roots: [], removed };
   const scores = scoreCandidates(body, removed, stats, flags);
   const heading = titleHeading(body, removed);
-  const top = preferArticlePlace(pickTop(body, scores), scores, stats, heading);
+  const scoredTop = pickTop(body, scores);
+  const top = preferArticlePlace(scoredTop, scores, stats, heading);
   const gathered = withOuterProse(top, [...leadsBefore(top, stats, removed), ...gatherSiblings(top, scores, stats, removed)], stats, removed);
   const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
   if (heading) dropListingAfterArticle(roots, heading, removed);
@@ -837,7 +861,9 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   dropTitleHeading(roots, removed, title);
   if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
   // Found: the chosen block itself sits in an article region or right after the title (holding one is not enough: a page wrapper holds everything).
-  const articleFound = roots.length > 0 && (articleRegionOf(top) !== undefined || (heading !== undefined && isAfterTitle(top, heading)));
+  // So is a standalone block taken over a listing's entry.
+  const besideListing = top !== scoredTop && !articleRegionOf(top) && !(heading && isAfterTitle(top, heading));
+  const articleFound = roots.length > 0 && (articleRegionOf(top) !== undefined || (heading !== undefined && isAfterTitle(top, heading)) || besideListing);
   return { title, roots, removed, articleFound };
 }
 

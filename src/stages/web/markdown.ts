@@ -133,8 +133,11 @@ function wrap(s: string, mark: string): string {
   return m[2] ? `${m[1]}${mark}${m[2]}${mark}${m[3]}` : s;
 }
 
-/** Soft hyphens and zero-width spaces only mark where a browser may break a word: never text. */
-const INVISIBLE_BREAKS = /[\u00ad\u200b]/g;
+/**
+ * Zero-width spaces only mark where a browser may break a line: never text. Soft hyphens stay, as
+ * the page, readability.js, trafilatura and text copied from the page have them.
+ */
+const INVISIBLE_BREAKS = /\u200b/g;
 
 function normalizeInline(s: string): string {
   return s

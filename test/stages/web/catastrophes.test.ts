@@ -57,3 +57,20 @@ test('a body split by a reprint, text-size and subscription bar is joined, witho
   assert.equal(text, expected('split-body'));
   assert.ok(!/Reprints|Text size|unlimited access/.test(text));
 });
+
+test('soft hyphens in the text are kept, as the page, readability.js and the annotators have them', () => {
+  // A page hyphenated throughout with U+00AD: annotated snippets copied from it carry them, and
+  // a text without them matched none (F1 0 on the multilingual set).
+  const text = extracted('soft-hyphens');
+  assert.equal(text, expected('soft-hyphens'));
+  assert.ok(text.includes('Werk\u00adzeug\u00adty\u00adpen und ihre Lauf\u00adzei\u00adten be\u00adhan\u00addelt'));
+  assert.ok(!/Schülerhilfe|WordPress/.test(text));
+});
+
+test('a one-page site: the standalone "about" text wins over one entry of the project list before it', () => {
+  // Every project has its own <h1>, and the longest project description outscores the short
+  // "about" block by a few commas; neither sits in an article region.
+  const text = extracted('about-after-listing');
+  assert.equal(text, expected('about-after-listing'));
+  assert.ok(!/Weltuntergang|Refrain|Spielshow|Bergführer/.test(text));
+});
