@@ -81,3 +81,8 @@ test('an embed placeholder asking for consent (a third-party-services placeholde
   assert.equal(text, expected('embed-consent-placeholder'));
   assert.ok(!/Privatsphäre|freischalten|Datenschutzeinstellungen/.test(text));
 });
+
+test('a print button after the article ("drukuj", Polish) is cut with the tail, as "Drucken" and "imprimer" are', () => {
+  const text = extracted('print-button-polish');
+  assert.equal(text, expected('print-button-polish'));
+});
