@@ -86,3 +86,8 @@ test('a print button after the article ("drukuj", Polish) is cut with the tail, 
   const text = extracted('print-button-polish');
   assert.equal(text, expected('print-button-polish'));
 });
+
+test('an app pitch after the article ("straight to your phone") is cut with the tail', () => {
+  const text = extracted('app-pitch-after-article');
+  assert.equal(text, expected('app-pitch-after-article'));
+});
