@@ -74,3 +74,20 @@ test('a one-page site: the standalone "about" text wins over one entry of the pr
   assert.equal(text, expected('about-after-listing'));
   assert.ok(!/Weltuntergang|Refrain|Spielshow|Bergführer/.test(text));
 });
+
+test('an embed placeholder asking for consent (a third-party-services placeholder) is not part of the article', () => {
+  // Found on the multilingual set: a tweet's two-click placeholder, "Twitter freischalten" and its privacy notice, kept mid-article.
+  const text = extracted('embed-consent-placeholder');
+  assert.equal(text, expected('embed-consent-placeholder'));
+  assert.ok(!/Privatsphäre|freischalten|Datenschutzeinstellungen/.test(text));
+});
+
+test('a print button after the article ("drukuj", Polish) is cut with the tail, as "Drucken" and "imprimer" are', () => {
+  const text = extracted('print-button-polish');
+  assert.equal(text, expected('print-button-polish'));
+});
+
+test('an app pitch after the article ("straight to your phone") is cut with the tail', () => {
+  const text = extracted('app-pitch-after-article');
+  assert.equal(text, expected('app-pitch-after-article'));
+});
