@@ -43,8 +43,12 @@ export interface RemoteOutOptions {
  * room for both.
  */
 export function stagingDir(remote: string, workDir?: string): string {
-  const base = resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
-  return join(base, createHash('sha256').update(remote).digest('hex').slice(0, 16));
+  return join(workBase(workDir), createHash('sha256').update(remote).digest('hex').slice(0, 16));
+}
+
+/** The local folder remote jobs work in: --work-dir, else MIDPACK_WORK_DIR, else `midpack-work` in the system's temporary folder. */
+export function workBase(workDir?: string): string {
+  return resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
 }
 
 /** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */

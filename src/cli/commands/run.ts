@@ -9,6 +9,7 @@ import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRankAt } from '../../core/ranks.js';
 import { printSummary } from '../summary.js';
+import { isRemote } from '../../io/remote.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -39,8 +40,8 @@ export function register(program: Command): void {
     .action(
       action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; memoryMb?: number; keepWork: boolean; progress: boolean; overwrite: boolean; workDir?: string; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
-        const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
-        const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
+        const counts = opts.counts === undefined || isRemote(opts.counts) ? opts.counts : resolve(opts.counts);
+        const mixtureCounts = opts.mixtureCounts === undefined || isRemote(opts.mixtureCounts) ? opts.mixtureCounts : resolve(opts.mixtureCounts);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRankAt(config.out, { rank: opts.rank, worldSize: opts.worldSize ?? config.worldSize });
