@@ -10,8 +10,8 @@ import { processIsGone } from './stale.js';
 
 /** A --work-dir given with a local --out: the work store already lives in OUT/.work there. */
 export function checkWorkDir(out: string, workDir: string | undefined): void {
-  if (workDir !== undefined && !isRemote(out)) throw new StorageError(`--work-dir ${workDir}: applies only when --out is an s3:// prefix (a local --out keeps its work store in OUT/.work)`, 'WorkDir');
-  if (workDir !== undefined && isRemote(workDir)) throw new StorageError(`--work-dir ${workDir}: must be a local folder (the work store and staging are written in place)`, 'WorkDir');
+  if (workDir !== undefined && !isRemote(out)) throw new StorageError(`--work-dir (config workDir) ${workDir}: applies only when --out is an s3:// prefix (a local --out keeps its work store in OUT/.work)`, 'WorkDir');
+  if (workDir !== undefined && isRemote(workDir)) throw new StorageError(`--work-dir (config workDir) ${workDir}: must be a local folder (the work store and staging are written in place)`, 'WorkDir');
 }
 
 /**

@@ -95,12 +95,14 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
   }
   const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
-  checkWorkDir(cfg.out, o.workDir);
+  // --work-dir, else the config's workDir (a path from the config's folder, as the run reads it).
+  const workDir = o.workDir ?? cfg.workDir;
+  checkWorkDir(cfg.out, workDir);
   if (isRemote(cfg.out)) {
     // Run into the local staging folder; its finished output goes up to the rank's prefix.
-    const base = stagingDir(cfg.out, o.workDir);
+    const base = stagingDir(cfg.out, workDir);
     const remote = rank.worldSize > 1 ? joinRemote(cfg.out, basename(rankOutDir(base, rank))) : cfg.out;
-    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base }, { ...options, workDir: undefined }));
+    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base, workDir: undefined }, { ...options, workDir: undefined }));
     return { ...r, out: remote };
   }
   const phase = o.phase ?? 'all';
@@ -119,7 +121,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
-  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
+  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, workDir: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
   // Everything that decides the bytes but the merged counts, which only phase pack is given.
   const fingerprint = {
     command: 'run',
