@@ -1,9 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, createHash } from 'node:crypto';
-import { createServer, request } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getObject, listObjects, putObject, resetS3Client, uploadFile } from '../../src/io/s3.js';
@@ -105,29 +103,12 @@ test('an input object deleted mid-read: counted naming it, the job stops naming 
 });
 
 test('an upload whose part is cut off mid-body: one line, the object never appears, the upload is aborted', slow, async () => {
-  // A proxy that forwards everything but part 2 of a multipart upload, whose connection it drops halfway.
-  const target = new URL(s3.endpoint);
-  const server = createServer((req, res) => {
-    if (req.method === 'PUT' && /[?&]partNumber=2\b/.test(req.url ?? '')) {
-      let seen = 0;
-      req.on('data', (c: Buffer) => {
-        seen += c.length;
-        if (seen > 1 << 20) req.socket.destroy();
-      });
-      return;
-    }
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Part 2 of a multipart upload has its connection dropped halfway; everything else is forwarded.
+  const proxy = await faultProxy(s3.endpoint, (method, path) => (method === 'PUT' && /[?&]partNumber=2\b/.test(path) ? { dropAfterBytes: 1 << 20 } : undefined));
   const file = join(tmp, 'big.bin');
   const bytes = randomBytes(20 << 20);
   writeFileSync(file, bytes);
-  pointAt(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  pointAt(proxy.endpoint);
   process.env.AWS_MAX_ATTEMPTS = '2';
   resetS3Client();
   try {
@@ -138,8 +119,7 @@ test('an upload whose part is cut off mid-body: one line, the object never appea
     });
   } finally {
     pointAt(s3.endpoint);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await proxy.close();
   }
   assert.equal(await getObject('s3://corpus/up/big.bin'), undefined);
   const { sdk, s3Client } = await import('../../src/io/s3.js');
