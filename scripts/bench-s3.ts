@@ -1,12 +1,15 @@
 /**
- * npm run bench:s3 — `midpack pack` to a local folder against the same pack to and from an
- * S3-compatible server (s3rver on the loopback, started here), in one run, each pack in a child
- * process of its own with its own peak RSS:
- *   local      local corpus → local folder
- *   to-s3      local corpus → s3://bench/out (staged locally, uploaded, manifest last)
- *   s3-to-s3   s3://bench/in corpus (streamed by ranged GETs) → s3://bench/out
- * Prints each one's time, MB/s of corpus, its ratio to local, and peak RSS. The modes run in
- * turn, --repeats times (best time kept), so a loaded machine weighs on all of them alike.
+ * npm run bench:s3 — `midpack pack` and `midpack run` to a local folder against the same
+ * command to and from an S3-compatible server (s3rver on the loopback, started here), in one
+ * run, each in a child process of its own with its own peak RSS:
+ *   pack local      local corpus → local folder
+ *   pack to-s3      local corpus → s3://bench/out (staged locally, uploaded, manifest last)
+ *   pack s3-to-s3   s3://bench/in corpus (streamed by ranged GETs) → s3://bench/out
+ *   run local       a run config (the corpus as a documents source, FIM on half) → local folder
+ *   run s3-to-s3    the same config with s3:// inputs and out
+ * Prints each one's time, MB/s of corpus, its ratio to the same command on local paths, and peak
+ * RSS. The modes run in turn, --repeats times (best time kept), so a loaded machine weighs on all
+ * of them alike.
  *
  *   npm run bench:s3 -- [--mb 10] [--seq-len 262144] [--repeats 2]
  */
@@ -26,12 +29,14 @@ interface Measure {
   maxRssMB: number;
 }
 
-const MODES = ['local', 'to-s3', 's3-to-s3'] as const;
+const MODES = ['pack local', 'pack to-s3', 'pack s3-to-s3', 'run local', 'run s3-to-s3'] as const;
 
 async function child(mode: string, input: string, out: string, seqLen: number): Promise<void> {
-  const { pack } = await import('../src/job/api.js');
+  const { pack, run } = await import('../src/job/api.js');
   const t0 = performance.now();
-  const s = await pack([input], { out, workers: 2, seqLen, rowsPerShard: 16 });
+  const s = mode.startsWith('run')
+    ? (await run({ out, seed: 7, workers: 2, sources: [{ name: 'docs', type: 'documents', inputs: [input], then: [{ type: 'fim', options: { fimRate: 0.5 } }] }], pack: { seqLen, rowsPerShard: 16 } })).summary!
+    : await pack([input], { out, workers: 2, seqLen, rowsPerShard: 16 });
   const m: Measure = { mode, seconds: (performance.now() - t0) / 1000, bins: s.manifest.counts.bins, maxRssMB: process.resourceUsage().maxRSS / 1024 };
   process.stdout.write(JSON.stringify(m) + '\n');
 }
@@ -60,10 +65,10 @@ async function main(): Promise<void> {
     await putObject('s3://bench/in/corpus.jsonl', readFileSync(corpus));
     for (let k = 0; k < repeats; k++) {
       for (const mode of MODES) {
-        const out = mode === 'local' ? join(bench, 's3-local-out') : `s3://bench/out-${mode}-${k}`;
+        const out = mode.endsWith('local') ? join(bench, 's3-local-out') : `s3://bench/out-${mode.replace(' ', '-')}-${k}`;
         rmSync(join(bench, 's3-local-out'), { recursive: true, force: true });
         rmSync(staging, { recursive: true, force: true });
-        const m = packOnce(mode, mode === 's3-to-s3' ? 's3://bench/in/corpus.jsonl' : corpus, out, seqLen, env);
+        const m = packOnce(mode, mode.endsWith('s3-to-s3') ? 's3://bench/in/corpus.jsonl' : corpus, out, seqLen, env);
         if (!best.has(mode) || m.seconds < best.get(mode)!.seconds) best.set(mode, m);
       }
     }
@@ -72,11 +77,15 @@ async function main(): Promise<void> {
     rmSync(join(bench, 's3-local-out'), { recursive: true, force: true });
     rmSync(staging, { recursive: true, force: true });
   }
-  const local = best.get('local')!;
-  const line = (m: Measure) =>
-    `  ${m.mode.padEnd(9)} ${m.seconds.toFixed(2)} s  ${(corpusMB / m.seconds).toFixed(2).padStart(6)} MB/s  x${(local.seconds / m.seconds).toFixed(2)} of local  peak RSS ${m.maxRssMB.toFixed(0)} MB (${m.maxRssMB - local.maxRssMB >= 0 ? '+' : ''}${(m.maxRssMB - local.maxRssMB).toFixed(0)} MB)`;
+  // Each mode against the same command on local paths.
+  const localOf = (m: Measure) => best.get(`${m.mode.split(' ')[0]} local`)!;
+  const line = (m: Measure) => {
+    const local = localOf(m);
+    return `  ${m.mode.padEnd(13)} ${m.seconds.toFixed(2)} s  ${(corpusMB / m.seconds).toFixed(2).padStart(6)} MB/s  x${(local.seconds / m.seconds).toFixed(2)} of local  peak RSS ${m.maxRssMB.toFixed(0)} MB (${m.maxRssMB - local.maxRssMB >= 0 ? '+' : ''}${(m.maxRssMB - local.maxRssMB).toFixed(0)} MB)`;
+  };
+  const bins = (c: string) => best.get(`${c} local`)!.bins;
   process.stdout.write(
-    [`midpack bench:s3 — ${corpusMB.toFixed(1)} MB corpus, L = ${seqLen}, ${local.bins} bins, 2 workers, best of ${repeats}; s3rver on the loopback`, ...MODES.map((m) => line(best.get(m)!)), ''].join('\n'),
+    [`midpack bench:s3 — ${corpusMB.toFixed(1)} MB corpus, L = ${seqLen}, ${bins('pack')} bins (run: ${bins('run')}), 2 workers, best of ${repeats}; s3rver on the loopback`, ...MODES.map((m) => line(best.get(m)!)), ''].join('\n'),
   );
 }
 

@@ -6,18 +6,7 @@
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 
-# Waits for a Job's Complete condition; returns 1 on its Failed condition.
-wait_job() {
-  local state
-  while :; do
-    state=$(kubectl get job "$1" -o jsonpath='{.status.conditions[?(@.status=="True")].type}')
-    case "$state" in
-      *Complete*) return 0 ;;
-      *Failed*) echo "job $1 failed: kubectl describe job $1; kubectl logs -l job-name=$1" >&2; return 1 ;;
-    esac
-    sleep 10
-  done
-}
+source "$here/wait-job.sh"
 
 for step in prepare counts pack merge; do
   kubectl apply -f "$here/$step-job.yaml"

@@ -10,8 +10,8 @@ import { processIsGone } from './stale.js';
 
 /** A --work-dir given with a local --out: the work store already lives in OUT/.work there. */
 export function checkWorkDir(out: string, workDir: string | undefined): void {
-  if (workDir !== undefined && !isRemote(out)) throw new StorageError(`--work-dir ${workDir}: applies only when --out is an s3:// prefix (a local --out keeps its work store in OUT/.work)`, 'WorkDir');
-  if (workDir !== undefined && isRemote(workDir)) throw new StorageError(`--work-dir ${workDir}: must be a local folder (the work store and staging are written in place)`, 'WorkDir');
+  if (workDir !== undefined && !isRemote(out)) throw new StorageError(`--work-dir (config workDir) ${workDir}: applies only when --out is an s3:// prefix (a local --out keeps its work store in OUT/.work)`, 'WorkDir');
+  if (workDir !== undefined && isRemote(workDir)) throw new StorageError(`--work-dir (config workDir) ${workDir}: must be a local folder (the work store and staging are written in place)`, 'WorkDir');
 }
 
 /**
@@ -43,8 +43,12 @@ export interface RemoteOutOptions {
  * room for both.
  */
 export function stagingDir(remote: string, workDir?: string): string {
-  const base = resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
-  return join(base, createHash('sha256').update(remote).digest('hex').slice(0, 16));
+  return join(workBase(workDir), createHash('sha256').update(remote).digest('hex').slice(0, 16));
+}
+
+/** The local folder remote jobs work in: --work-dir, else MIDPACK_WORK_DIR, else `midpack-work` in the system's temporary folder. */
+export function workBase(workDir?: string): string {
+  return resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
 }
 
 /** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */

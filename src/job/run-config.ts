@@ -62,6 +62,8 @@ export interface RunConfig {
   workers?: number;
   /** The run's memory budget in MB (memory-budget.ts): its shares go to the parts bounded by configuration. */
   memoryMb?: number;
+  /** With an s3:// out: the local folder for the work store and staging (--work-dir wins); not part of the fingerprint. */
+  workDir?: string;
   /** Ranks of a multi-rank run (else --world-size, OUT's record, the scheduler's environment). */
   worldSize?: number;
   sources: SourceConfig[];
@@ -104,7 +106,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
   };
   const c = checkers(fail);
   const top = c.obj(raw, '');
-  c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'memoryMb', 'worldSize', 'sources', 'mask', 'pack'], '');
+  c.keys(top, ['out', 'seed', 'tokenizer', 'workers', 'memoryMb', 'workDir', 'worldSize', 'sources', 'mask', 'pack'], '');
   if (!Array.isArray(top.sources) || top.sources.length === 0) fail('sources', 'must be a non-empty list');
   const names = new Set<string>();
   // A file or folder an option names is checked from the config's folder, as the run reads it.
@@ -124,6 +126,7 @@ export function parseRunConfig(raw: unknown, file: string): RunConfig {
     tokenizer: top.tokenizer === undefined ? 'qwen3' : c.str(top.tokenizer, 'tokenizer'),
     workers: top.workers === undefined ? undefined : c.int(top.workers, 'workers', 1),
     ...(top.memoryMb === undefined ? {} : { memoryMb: c.int(top.memoryMb, 'memoryMb', 64) }),
+    ...(top.workDir === undefined ? {} : { workDir: c.str(top.workDir, 'workDir') }),
     ...(top.worldSize === undefined ? {} : { worldSize: c.int(top.worldSize, 'worldSize', 1) }),
     sources,
     mask,

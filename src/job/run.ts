@@ -19,6 +19,7 @@ import type { RunConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { isRemote, joinRemote } from '../io/remote.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
+import { withLocalInputs } from '../io/remote-files.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
@@ -51,6 +52,8 @@ export interface RunOptions {
   phase?: RunPhase;
   /** Merged segment counts from all ranks (phase pack of a multi-rank masked run). */
   counts?: string;
+  /** Where `counts` is read: the local copy of an s3:// counts file (set by runPipeline itself). */
+  countsFile?: string;
   workers?: number;
   /** Progress events of the pack step. */
   onProgress?: PackJobOptions['onProgress'];
@@ -87,14 +90,19 @@ interface Prepared {
 }
 
 export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
+  if (options.counts && isRemote(options.counts) && !options.countsFile) {
+    return withLocalInputs([options.counts], ([local]) => runPipeline(cfg, { ...options, countsFile: local }));
+  }
   const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
-  checkWorkDir(cfg.out, o.workDir);
+  // --work-dir, else the config's workDir (a path from the config's folder, as the run reads it).
+  const workDir = o.workDir ?? cfg.workDir;
+  checkWorkDir(cfg.out, workDir);
   if (isRemote(cfg.out)) {
     // Run into the local staging folder; its finished output goes up to the rank's prefix.
-    const base = stagingDir(cfg.out, o.workDir);
+    const base = stagingDir(cfg.out, workDir);
     const remote = rank.worldSize > 1 ? joinRemote(cfg.out, basename(rankOutDir(base, rank))) : cfg.out;
-    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base }, { ...options, workDir: undefined }));
+    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base, workDir: undefined }, { ...options, workDir: undefined }));
     return { ...r, out: remote };
   }
   const phase = o.phase ?? 'all';
@@ -109,11 +117,11 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     );
   }
   // Before any work: counts that never saw this rank's documents would mask them wrongly.
-  if (phase === 'pack' && cfg.mask && o.counts) checkCountsCover(o.counts, readCountsHeader(o.counts), rank);
+  if (phase === 'pack' && cfg.mask && o.counts) checkCountsCover(o.counts, readCountsHeader(o.countsFile ?? o.counts), rank);
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
-  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
+  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, workDir: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
   // Everything that decides the bytes but the merged counts, which only phase pack is given.
   const fingerprint = {
     command: 'run',
@@ -208,7 +216,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
 function masker(cfg: RunConfig, o: RunOptions, prepared: Prepared, runDir: string): Masker {
   if (!cfg.mask) return (docs) => docs;
   const m = resolveMaskOptions(cfg.mask);
-  const countsPath = o.counts ?? join(runDir, prepared.counts!);
+  const countsPath = o.countsFile ?? o.counts ?? join(runDir, prepared.counts!);
   const frequent = loadFrequent(countsPath, m);
   return (docs, stages) => {
     const maskCtx = defaultContext({ seed: cfg.seed });

@@ -54,6 +54,28 @@ test('examples/kubernetes: Indexed Jobs whose JOB_COMPLETIONS equals completions
   }
 });
 
+test('the bucket variants: an Indexed Job and a Slurm array from s3:// to s3://, each rank with local scratch and no shared volume, then a server-side merge', () => {
+  const dir = renderExamples('kubernetes', mkdtempSync(join(tmpdir(), 'midpack-k8s-bucket-')));
+  const job = YAML.parse(readFileSync(join(dir, 'bucket-run-job.yaml'), 'utf8'));
+  assert.equal(job.spec.completionMode, 'Indexed');
+  const c = job.spec.template.spec.containers[0];
+  assert.equal(c.env.find((e: { name: string }) => e.name === 'JOB_COMPLETIONS').value, String(job.spec.completions));
+  assert.deepEqual([c.resources.requests.cpu, c.resources.requests.memory], ['2', '1Gi']);
+  const work = c.args[c.args.indexOf('--work-dir') + 1];
+  const mount = c.volumeMounts.find((m: { mountPath: string }) => m.mountPath === work);
+  const volumes = job.spec.template.spec.volumes as { name: string; emptyDir?: object; persistentVolumeClaim?: object }[];
+  assert.ok(volumes.find((v) => v.name === mount.name)?.emptyDir, '--work-dir is the pod\'s own emptyDir');
+  assert.ok(!volumes.some((v) => v.persistentVolumeClaim), 'no shared volume');
+  for (const name of ['AWS_ENDPOINT_URL', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) assert.ok(c.env.some((e: { name: string }) => e.name === name), name);
+  const merge = YAML.parse(readFileSync(join(dir, 'bucket-merge-job.yaml'), 'utf8')).spec.template.spec.containers[0];
+  assert.deepEqual(merge.args.slice(0, 5), ['midpack', 'merge', 's3://BUCKET/run', '--out', 's3://BUCKET/merged']);
+  assert.match(readFileSync(join(dir, 'submit-bucket.sh'), 'utf8'), /for step in run merge/);
+  const slurm = readFileSync(join(renderExamples('slurm', join(dir, 'slurm')), 'submit-bucket.sh'), 'utf8');
+  assert.match(slurm, /--array=0-\$last --export=ALL,MIDPACK_WORK_DIR="\$work" \\\n\s+"\$here\/run-phase\.sbatch" all "\$config" --world-size "\$ranks"/);
+  assert.deepEqual(slurm.match(/--dependency=afterok:\$(\w+)/g), ['--dependency=afterok:$run']);
+  assert.match(slurm, /--wrap "midpack merge \$out --out \$merged"/);
+});
+
 test('docs/scale.md: every bash block passes bash -n, and the Slurm section shows the per-task resources and the resubmission', () => {
   const doc = readFileSync(join(repoRoot, 'docs', 'scale.md'), 'utf8');
   const blocks = [...doc.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);

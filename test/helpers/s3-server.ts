@@ -61,11 +61,8 @@ export function pointAt(endpoint: string, accessKey = KEY): Record<string, strin
   return env;
 }
 
-/** A reply the proxy gives instead of forwarding: an S3 error document. */
-export interface InjectedFault {
-  status: number;
-  code: string;
-}
+/** A reply the proxy gives instead of forwarding: an S3 error document, or a connection dropped after some of the request body. */
+export type InjectedFault = { status: number; code: string } | { dropAfterBytes: number };
 
 /**
  * A loopback proxy in front of the server that answers chosen requests itself with an S3
@@ -78,6 +75,15 @@ export async function faultProxy(target: string, decide: (method: string, path: 
   const server: Server = createServer((req: IncomingMessage, res) => {
     const n = state.requests++;
     const fault = decide(req.method ?? 'GET', req.url ?? '/', n);
+    if (fault && 'dropAfterBytes' in fault) {
+      state.injected++;
+      let seen = 0;
+      req.on('data', (c: Buffer) => {
+        seen += c.length;
+        if (seen > fault.dropAfterBytes) req.socket.destroy();
+      });
+      return;
+    }
     if (fault) {
       state.injected++;
       req.resume();
@@ -104,6 +110,9 @@ export async function faultProxy(target: string, decide: (method: string, path: 
     get requests() {
       return state.requests;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/job/api.js';
@@ -86,6 +86,17 @@ test('run from a bucket to a bucket equals the run on local paths, byte for byte
   const before = await data();
   await run(config('s3://corpus/in/docs', 's3://corpus/out-w1'), { workers: 1 });
   assert.deepEqual(await data(), before);
+});
+
+test('the config key workDir places the staging folder, as --work-dir does, and changes no output byte', slow, async () => {
+  const workDir = join(tmp, 'config-work');
+  await run({ ...config('s3://corpus/in/docs', 's3://corpus/out-cfgwork'), workDir }, { workers: 1 });
+  assert.ok(readdirSync(workDir).length > 0, 'the staging folder is under the config\'s workDir');
+  const data = async (p: string) => (await listObjects(`s3://corpus/${p}/`)).filter((o) => !/report\.|manifest\.json|\.midpack-output/.test(o.key)).map((o) => [o.key.slice(p.length), o.etag]);
+  assert.deepEqual(await data('out-cfgwork'), await data('out-w1'));
+  const fp = async (p: string) => JSON.parse((await getObject(`s3://corpus/${p}/manifest.json`))!.toString('utf8')).inputs_fingerprint;
+  assert.equal(await fp('out-cfgwork'), await fp('out-w1'));
+  await assert.rejects(run({ ...config(join(tmp, 'in', 'docs'), join(tmp, 'local-cfgwork')), workDir }, { workers: 1 }), /work-dir.*applies only when --out is an s3:\/\/ prefix/);
 });
 
 test('run refuses a prefix that holds other files, and one another job holds, each in one line, writing nothing', slow, async () => {

@@ -12,6 +12,7 @@ import { countDedup } from '../../stages/hygiene/dedup-count.js';
 import { checkIndexCovers, mergeIndexes } from '../../stages/hygiene/dedup-index.js';
 import { clusterLines, dedupApply, loadDedupTables } from '../../stages/hygiene/dedup-apply.js';
 import { resolveDedupOptions, type DedupOptions } from '../../stages/hygiene/dedup-options.js';
+import { withLocalInputs, withLocalOutput } from '../../io/remote-files.js';
 import { decontaminateStage, loadBenchmarks, resolveDecontaminateOptions } from '../../stages/hygiene/decontaminate.js';
 import { redactStage, resolveRedactOptions } from '../../stages/hygiene/redact.js';
 
@@ -99,8 +100,12 @@ function registerDedupRanks(dedup: Command): void {
       const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined });
       const ctx = defaultContext();
       if (!o.quiet) ctx.ledger.printDrops('dedup count');
-      const h = await countDedup(readDocuments(inputs, ctx.ledger, ownedBy(rank)), o.out as string, options, ctx, rank.worldSize > 1 ? rank : undefined);
-      writeStageManifest(`${o.out}.manifest.json`, 'dedup count', { inputs, ...o }, ctx);
+      // An s3:// --out is written locally and goes up, with its manifest, once complete.
+      const h = await withLocalOutput(o.out as string, async (out) => {
+        const header = await countDedup(readDocuments(inputs, ctx.ledger, ownedBy(rank)), out, options, ctx, rank.worldSize > 1 ? rank : undefined);
+        writeStageManifest(`${out}.manifest.json`, 'dedup count', { inputs, ...o }, ctx);
+        return header;
+      });
       if (!o.quiet) process.stderr.write(`indexed ${h.items} items of ${h.documents} documents; wrote ${o.out}\n`);
     }),
   );
@@ -112,8 +117,8 @@ function registerDedupRanks(dedup: Command): void {
     .requiredOption('--out <file>', 'the merged index')
     .option('--allow-missing-ranks', 'merge the indexes of a run\'s ranks with some missing (default: refused, naming them); the merged index records which are missing', false)
     .action(
-      action((indexes: string[], o: { out: string; allowMissingRanks: boolean }) => {
-        const h = mergeIndexes(indexes, o.out, o.allowMissingRanks);
+      action(async (indexes: string[], o: { out: string; allowMissingRanks: boolean }) => {
+        const h = await withLocalInputs(indexes, (local) => withLocalOutput(o.out, (out) => mergeIndexes(local, out, o.allowMissingRanks)));
         if (h.missing_ranks?.length) process.stderr.write(`midpack: dedup merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${o.out} (recorded in its header)\n`);
         process.stderr.write(`merged ${indexes.length} indexes: ${h.items} items of ${h.documents} documents; wrote ${o.out}\n`);
       }),
@@ -131,7 +136,7 @@ function registerDedupRanks(dedup: Command): void {
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const options = resolveFromFlags(o);
       const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined });
-      const tables = loadDedupTables(o.index as string, options);
+      const tables = await withLocalInputs([o.index as string], ([index]) => loadDedupTables(index!, options));
       checkIndexCovers(o.index as string, tables.header, rank);
       const ctx = await runStage('dedup apply', o as { out: string }, (c) => dedupApply(tables, options)(readDocuments(inputs, c.ledger, ownedBy(rank)), c));
       if (o.out !== '-') writeLines(`${o.out}.clusters.jsonl`, clusterLines(tables));

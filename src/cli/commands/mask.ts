@@ -6,6 +6,7 @@ import { action, intOption, printLedger, QUIET_HELP, runStage, writeStageManifes
 import { countSegments, DEFAULT_SAMPLES, loadFrequent, maskApply, mergeCountsFiles, readCountsHeader, readSamples } from '../../stages/mask/index.js';
 import { MASK_APPLY_KEYS, MASK_COUNT_KEYS, MASK_OPTIONS, resolveMaskOptions } from '../../stages/mask/options.js';
 import { addOptions, flagValues, resolveFlags } from '../options.js';
+import { withLocalInputs, withLocalOutput } from '../../io/remote-files.js';
 
 const oneLine = (s: string) => JSON.stringify(s.length > 100 ? s.slice(0, 100) + '…' : s);
 
@@ -33,8 +34,12 @@ export function register(program: Command): void {
       // Flags only: a per-rank shard counted inside a job array must not be partitioned again by the scheduler's rank.
       const rank = resolveRank({ rank: o.rank as number | undefined, worldSize: o.worldSize as number | undefined }, {});
       const many = rank.worldSize > 1 ? rank : undefined;
-      const summary = await countSegments(readDocuments(inputs, ctx.ledger, ownedBy(rank)), opts.out, { ...m, workDir: opts.workDir, rank: many }, ctx);
-      writeStageManifest(`${opts.out}.manifest.json`, 'mask count', { inputs, ...opts, ...flagValues(MASK_OPTIONS, o, MASK_COUNT_KEYS) }, ctx);
+      // An s3:// --out is written locally and goes up, with its manifest, once complete.
+      const summary = await withLocalOutput(opts.out, async (out) => {
+        const s = await countSegments(readDocuments(inputs, ctx.ledger, ownedBy(rank)), out, { ...m, workDir: opts.workDir, rank: many }, ctx);
+        writeStageManifest(`${out}.manifest.json`, 'mask count', { inputs, ...opts, ...flagValues(MASK_OPTIONS, o, MASK_COUNT_KEYS) }, ctx);
+        return s;
+      });
       if (!opts.quiet) {
         printLedger(ctx.ledger, 'documents');
         const h = summary.header;
@@ -55,7 +60,7 @@ export function register(program: Command): void {
   addOptions(apply, MASK_OPTIONS, MASK_APPLY_KEYS).action(
     action(async (inputs: string[], o: Record<string, unknown>) => {
       const m = resolveFlags(MASK_OPTIONS, o, resolveMaskOptions, MASK_APPLY_KEYS);
-      const frequent = loadFrequent(o.counts as string, m);
+      const frequent = await withLocalInputs([o.counts as string], ([counts]) => loadFrequent(counts!, m));
       const opts = { counts: o.counts as string, out: o.out as string, quiet: o.quiet as boolean | undefined, ...flagValues(MASK_OPTIONS, o, MASK_APPLY_KEYS) };
       const ctx = await runStage('mask apply', opts, (c) => maskApply(frequent, m)(readDocuments(inputs, c.ledger), c));
       if (opts.quiet) return;
@@ -73,12 +78,14 @@ export function register(program: Command): void {
     .argument('<counts>', 'counts file')
     .option('--top <n>', 'how many segments to list', intOption('--top'), 20)
     .action(
-      action((counts: string, opts: { top: number }) => {
-        const h = readCountsHeader(counts);
-        const lines = [JSON.stringify(h)];
-        for (const s of readSamples(counts, h).slice(0, opts.top)) lines.push(`${String(s.docs).padStart(8)}  ${s.hash}  ${oneLine(s.text)}`);
-        process.stdout.write(lines.join('\n') + '\n');
-      }),
+      action((counts: string, opts: { top: number }) =>
+        withLocalInputs([counts], ([local]) => {
+          const h = readCountsHeader(local!);
+          const lines = [JSON.stringify(h)];
+          for (const s of readSamples(local!, h).slice(0, opts.top)) lines.push(`${String(s.docs).padStart(8)}  ${s.hash}  ${oneLine(s.text)}`);
+          process.stdout.write(lines.join('\n') + '\n');
+        }),
+      ),
     );
 }
 
@@ -93,8 +100,8 @@ function registerMerge(mask: Command): void {
     .option('--allow-missing-ranks', "merge the counts of a run's ranks with some missing (default: refused, naming them); the merged file records which are missing, and those ranks' pack refuses it", false)
     .option('--quiet', QUIET_HELP)
     .action(
-      action((counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
-        const h = mergeCountsFiles(counts, opts.out, opts.samples, { allowMissingRanks: opts.allowMissingRanks });
+      action(async (counts: string[], opts: { out: string; samples: number; allowMissingRanks: boolean; quiet?: boolean }) => {
+        const h = await withLocalInputs(counts, (local) => withLocalOutput(opts.out, (out) => mergeCountsFiles(local, out, opts.samples, { allowMissingRanks: opts.allowMissingRanks })));
         if (h.missing_ranks?.length) process.stderr.write(`midpack: mask merge: --allow-missing-ranks: ranks ${h.missing_ranks.join(', ')} of ${h.world_size} are missing from ${opts.out} (recorded in its header)\n`);
         if (!opts.quiet) process.stderr.write(`merged ${counts.length} counts files: ${h.segments_distinct} distinct segments in ${h.documents} documents${h.ranks ? ` of ranks ${h.ranks.join(', ')} of ${h.world_size}` : ''}; wrote ${opts.out}\n`);
       }),

@@ -9,6 +9,7 @@ import { loadRunConfig } from '../../job/run-config.js';
 import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRankAt } from '../../core/ranks.js';
 import { printSummary } from '../summary.js';
+import { isRemote } from '../../io/remote.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -39,8 +40,10 @@ export function register(program: Command): void {
     .action(
       action(async (configPath: string, opts: { phase: RunPhase; counts?: string; mixtureCounts?: string; strictMixture: boolean; rank?: number; worldSize?: number; workers?: number; memoryMb?: number; keepWork: boolean; progress: boolean; overwrite: boolean; workDir?: string; allowEmpty: boolean; maxDropRate: number; forceWorkers: boolean; quiet?: boolean }) => {
         const config = loadRunConfig(configPath);
-        const counts = opts.counts === undefined ? undefined : resolve(opts.counts);
-        const mixtureCounts = opts.mixtureCounts === undefined ? undefined : resolve(opts.mixtureCounts);
+        const counts = opts.counts === undefined || isRemote(opts.counts) ? opts.counts : resolve(opts.counts);
+        const mixtureCounts = opts.mixtureCounts === undefined || isRemote(opts.mixtureCounts) ? opts.mixtureCounts : resolve(opts.mixtureCounts);
+        // A --work-dir is relative to where the command was given; the config's workDir to the config's folder.
+        const workDir = opts.workDir === undefined ? config.workDir : resolve(opts.workDir);
         // Config paths are relative to the config's folder: work from there (see run-config.ts).
         process.chdir(dirname(resolve(configPath)));
         const rank = resolveRankAt(config.out, { rank: opts.rank, worldSize: opts.worldSize ?? config.worldSize });
@@ -48,7 +51,7 @@ export function register(program: Command): void {
         const progress = opts.progress && !opts.quiet ? phaseProgress('run') : undefined;
         // Not on a terminal (a log): one line as each stage finishes.
         const onStageTime = progress && !process.stderr.isTTY ? (name: string, t: StageTime) => process.stderr.write(`midpack: run: stage ${stageTimeLine(name, t)}\n`) : undefined;
-        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, memoryMb: opts.memoryMb, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, workDir: opts.workDir, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
+        const r = await runPipeline(config, { rank, phase: opts.phase, counts, workers: opts.workers, memoryMb: opts.memoryMb, keepWork, onProgress: progress?.onProgress, overwrite: opts.overwrite, workDir, forceWorkers: opts.forceWorkers, mixtureCounts, strictMixture: opts.strictMixture, onStageTime }).finally(() => progress?.stop());
         if (!r.summary) {
           const mixture = opts.phase === 'count' ? `; mixture counts: ${r.out}/.run/mixture-counts.json` : '';
           if (!opts.quiet) process.stderr.write(`midpack run: prepared ${r.prepared.documents} documents in ${r.out}/.run${r.prepared.counts ? ` (segment counts: ${r.out}/.run/${r.prepared.counts})` : ''}${mixture}\n`);
