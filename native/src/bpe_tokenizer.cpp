@@ -54,8 +54,11 @@ uint64_t hashBytes(const char* p, size_t n) {
   }
   uint64_t w = 0;
   std::memcpy(&w, p, n);
-  h = (h ^ w) * 0x94d049bb133111ebull;
-  return h ^ (h >> 32);
+  // murmur3's finalizer: every input bit reaches the low bits the table's mask keeps.
+  h ^= w;
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
 }
 
 inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
