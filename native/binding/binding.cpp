@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 #include <stdexcept>
 
 #include "bpe_tokenizer.hpp"
@@ -59,13 +60,17 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
       Napi::TypeError::New(env, "NativeTokenizer.encode expects a string").ThrowAsJavaScriptException();
       return env.Undefined();
     }
-    std::u16string text = info[0].As<Napi::String>().Utf16Value();
+    // The text into a buffer kept between calls (no string allocated per call).
+    size_t length = 0;
+    napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
+    if (text_.size() < length + 1) text_.resize(length + 1);
+    napi_get_value_string_utf16(env, info[0], text_.data(), length + 1, &length);
     out_.clear();
-    out_.ids.reserve(text.size() / 3 + 16);
-    out_.starts.reserve(text.size() / 3 + 16);
-    out_.ends.reserve(text.size() / 3 + 16);
+    out_.ids.reserve(length / 3 + 16);
+    out_.starts.reserve(length / 3 + 16);
+    out_.ends.reserve(length / 3 + 16);
     try {
-      core_->encode(text.data(), text.size(), out_);
+      core_->encode(text_.data(), length, out_);
     } catch (const std::exception& e) {
       out_ = midpack::Encoding();
       Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
@@ -79,6 +84,7 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
       result.Set(k, a);
     }
     if (out_.ids.capacity() > (1u << 24)) out_ = midpack::Encoding();  // a huge text's scratch goes back
+    if (text_.size() > (1u << 24)) std::vector<char16_t>().swap(text_);
     return result;
   }
 
@@ -86,6 +92,7 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
 
   std::unique_ptr<midpack::BpeTokenizer> core_;
   midpack::Encoding out_;
+  std::vector<char16_t> text_;
 };
 
 class NativePacker : public Napi::ObjectWrap<NativePacker> {

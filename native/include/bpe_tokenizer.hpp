@@ -6,7 +6,7 @@
 //
 // split by hand (no regex engine), with the Unicode classes given by the caller (the table the
 // TypeScript side generated from the reference). Each piece is looked up in the vocabulary, then
-// in a bounded table of pieces already encoded; on a miss the reference's merge algorithm runs
+// in a bounded table of pieces already encoded (one flat table for both, one probe); on a miss the reference's merge algorithm runs
 // (lowest merge rank first, leftmost on ties) in O(n log n). Every token gets its range in UTF-16
 // units of the input: a token owns each code point it holds a byte of.
 #pragma once
@@ -55,17 +55,32 @@ class BpeTokenizer {
   void encode(const char16_t* text, size_t n, Encoding& out);
   // The pieces' [start, end) in UTF-16 units (for tests).
   void split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const;
-  size_t cacheSize() const { return cache_.size(); }
+  size_t cacheSize() const { return cached_; }
 
  private:
   struct Merge {
     int32_t rank;
     int32_t merged;
   };
+  // One slot of the flat piece table: the vocabulary's tokens and the pieces already encoded, in
+  // one open-addressing table keyed by the piece's bytes (one hash, one probe sequence). `value`
+  // is a token id (>= 0) or ~offset of the piece's ids in pieceIdArena_ (then `count` ids).
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t keyOffset = 0, keyLength = 0;
+    int32_t value = 0;
+    uint16_t count = 0;
+    uint8_t state = 0;  // 0 empty, 1 vocabulary, 2 cached piece
+  };
   uint8_t classOf(uint32_t cp) const { return cp < classes_.size() ? classes_[cp] : 0; }
   size_t pieceEnd(const std::u32string& cps, size_t i) const;
-  void encodePiece(const std::string& bytes, std::vector<int32_t>& ids);
-  void mergeBytes(const std::string& bytes, std::vector<int32_t>& ids) const;
+  void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
+  void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) const;
+  size_t findSlot(const char* bytes, size_t n, uint64_t hash) const;
+  void insertSlot(const char* bytes, size_t n, uint64_t hash, size_t at, int32_t value, uint32_t count, bool cached);
+  void clearCache();
+  void emitPiece(size_t first, size_t last, bool ascii, Encoding& out);
+  const char* keyOf(const Slot& s) const { return (s.state == 2 ? cacheArena_ : vocabArena_).data() + s.keyOffset; }
 
   std::vector<int32_t> byteIds_;
   std::vector<uint8_t> classes_;
@@ -73,9 +88,12 @@ class BpeTokenizer {
   bool ignoreMerges_;
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
   std::unordered_map<uint64_t, Merge> pairs_;
-  std::unordered_map<std::string, int32_t> vocab_;
   std::vector<uint32_t> tokenBytes_;  // byte length per id
-  std::unordered_map<std::string, std::vector<int32_t>> cache_;
+  std::vector<Slot> slots_;           // a power of two, at most half full
+  std::string vocabArena_;            // the vocabulary's keys (fixed)
+  std::string cacheArena_;            // the cached pieces' keys (emptied with the cache)
+  std::vector<int32_t> pieceIdArena_; // the cached pieces' ids
+  size_t cached_ = 0;
   // Scratch, kept between calls.
   std::u32string cps_;
   std::vector<uint32_t> units_;

@@ -1,5 +1,6 @@
 #include "bpe_tokenizer.hpp"
 
+#include <cstring>
 #include <queue>
 #include <string>
 #include <stdexcept>
@@ -42,6 +43,26 @@ void appendUtf8(std::string& out, uint32_t c) {
   }
 }
 
+// A piece's hash: eight bytes a step (pieces are short; this runs once per piece).
+uint64_t hashBytes(const char* p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  // murmur3's finalizer: every input bit reaches the low bits the table's mask keeps.
+  h ^= w;
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
+
 inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 
 }  // namespace
@@ -71,11 +92,55 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
     bytes[static_cast<size_t>(c)] = bytes[static_cast<size_t>(a)] + bytes[static_cast<size_t>(b)];
   }
   tokenBytes_.resize(bytes.size());
-  vocab_.reserve(bytes.size() * 2);
+  size_t tokens = 0;
   for (size_t id = 0; id < bytes.size(); id++) {
     tokenBytes_[id] = static_cast<uint32_t>(bytes[id].size());
-    if (!bytes[id].empty()) vocab_.emplace(bytes[id], static_cast<int32_t>(id));
+    if (!bytes[id].empty()) tokens++;
   }
+  // At most half full with the whole vocabulary and a full cache.
+  size_t capacity = 1024;
+  while (capacity < 2 * (tokens + cacheEntries_)) capacity *= 2;
+  slots_.assign(capacity, Slot());
+  // The vocabulary goes in first and is never removed, so no vocabulary key's probe sequence
+  // crosses a cached piece's slot: emptying the cache's slots leaves every lookup valid.
+  for (size_t id = 0; id < bytes.size(); id++) {
+    const std::string& key = bytes[id];
+    if (key.empty()) continue;
+    uint64_t h = hashBytes(key.data(), key.size());
+    size_t at = findSlot(key.data(), key.size(), h);
+    if (slots_[at].state != 0) continue;  // the lowest id of equal bytes wins
+    insertSlot(key.data(), key.size(), h, at, static_cast<int32_t>(id), 0, false);
+  }
+}
+
+size_t BpeTokenizer::findSlot(const char* bytes, size_t n, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.state == 0) return i;
+    if (s.hash == hash && s.keyLength == n && std::memcmp(keyOf(s), bytes, n) == 0) return i;
+  }
+}
+
+void BpeTokenizer::insertSlot(const char* bytes, size_t n, uint64_t hash, size_t at, int32_t value, uint32_t count, bool cached) {
+  std::string& arena = cached ? cacheArena_ : vocabArena_;
+  Slot& s = slots_[at];
+  s.hash = hash;
+  s.keyOffset = static_cast<uint32_t>(arena.size());
+  s.keyLength = static_cast<uint32_t>(n);
+  s.value = value;
+  s.count = static_cast<uint16_t>(count);
+  s.state = cached ? 2 : 1;
+  arena.append(bytes, n);
+}
+
+// Bounded: a full cache starts over (the vocabulary stays).
+void BpeTokenizer::clearCache() {
+  for (Slot& s : slots_)
+    if (s.state == 2) s = Slot();
+  cacheArena_.clear();
+  pieceIdArena_.clear();
+  cached_ = 0;
 }
 
 // The end of the piece that starts at code point i (one of the pattern's alternatives, in order).
@@ -152,56 +217,83 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   decodeUtf16(text, n, cps_, units_);
   for (size_t i = 0; i < cps_.size();) {
     size_t j = pieceEnd(cps_, i);
+    // The piece's UTF-8 bytes in one reused buffer; an ASCII piece is its code points.
     bytes_.clear();
-    byteUnit_.clear();
+    bool ascii = true;
     for (size_t k = i; k < j; k++) {
-      size_t before = bytes_.size();
-      appendUtf8(bytes_, cps_[k]);
-      byteUnit_.insert(byteUnit_.end(), bytes_.size() - before, static_cast<uint32_t>(k));
+      uint32_t c = cps_[k];
+      if (c < 0x80) {
+        bytes_.push_back(static_cast<char>(c));
+      } else {
+        ascii = false;
+        appendUtf8(bytes_, c);
+      }
     }
     if (bytes_.size() > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(bytes_.size()) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
     pieceIds_.clear();
-    encodePiece(bytes_, pieceIds_);
-    size_t b = 0;
-    for (int32_t id : pieceIds_) {
-      size_t len = tokenBytes_[static_cast<size_t>(id)];
-      out.ids.push_back(id);
-      out.starts.push_back(static_cast<int32_t>(units_[byteUnit_[b]]));
-      out.ends.push_back(static_cast<int32_t>(units_[byteUnit_[b + len - 1] + 1]));
-      b += len;
-    }
+    encodePiece(bytes_.data(), bytes_.size(), pieceIds_);
+    emitPiece(i, j, ascii, out);
     i = j;
   }
 }
 
-void BpeTokenizer::encodePiece(const std::string& bytes, std::vector<int32_t>& ids) {
-  // The vocabulary first: with ignore_merges a token's bytes are that token; otherwise the
-  // merges of a token's own bytes end in it whenever they are listed in rank order (the
-  // TypeScript side checks that before it picks this backend).
-  auto v = vocab_.find(bytes);
-  if (v != vocab_.end()) {
-    ids.push_back(v->second);
+// The piece [first, last) in code points has its ids in pieceIds_: each token's range is the
+// code points it holds a byte of. A one-token piece is the whole piece; an ASCII piece has a
+// code point per byte; otherwise bytes are mapped to code points once.
+void BpeTokenizer::emitPiece(size_t first, size_t last, bool ascii, Encoding& out) {
+  if (pieceIds_.size() == 1) {
+    out.ids.push_back(pieceIds_[0]);
+    out.starts.push_back(static_cast<int32_t>(units_[first]));
+    out.ends.push_back(static_cast<int32_t>(units_[last]));
     return;
   }
-  bool keep = bytes.size() <= cacheMaxBytes_;
-  if (keep) {
-    auto hit = cache_.find(bytes);
-    if (hit != cache_.end()) {
-      ids.insert(ids.end(), hit->second.begin(), hit->second.end());
-      return;
-    }
+  if (!ascii) {
+    byteUnit_.clear();
+    for (size_t k = first; k < last; k++) byteUnit_.insert(byteUnit_.end(), utf8Length(cps_[k]), static_cast<uint32_t>(k));
   }
-  size_t at = ids.size();
-  mergeBytes(bytes, ids);
-  if (!keep) return;
-  if (cache_.size() >= cacheEntries_) cache_.clear();  // bounded: a full table starts over
-  cache_.emplace(bytes, std::vector<int32_t>(ids.begin() + static_cast<std::ptrdiff_t>(at), ids.end()));
+  size_t b = 0;
+  for (int32_t id : pieceIds_) {
+    size_t len = tokenBytes_[static_cast<size_t>(id)];
+    size_t startCp = ascii ? first + b : byteUnit_[b];
+    size_t endCp = ascii ? first + b + len : byteUnit_[b + len - 1] + 1;
+    out.ids.push_back(id);
+    out.starts.push_back(static_cast<int32_t>(units_[startCp]));
+    out.ends.push_back(static_cast<int32_t>(units_[endCp]));
+    b += len;
+  }
+}
+
+void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
+  // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
+  // bytes are that token; otherwise the merges of a token's own bytes end in it whenever they
+  // are listed in rank order (the TypeScript side checks that before it picks this backend).
+  uint64_t h = hashBytes(bytes, n);
+  size_t at = findSlot(bytes, n, h);
+  const Slot& hit = slots_[at];
+  if (hit.state == 1) {
+    ids.push_back(hit.value);
+    return;
+  }
+  if (hit.state == 2) {
+    auto from = pieceIdArena_.begin() + static_cast<std::ptrdiff_t>(hit.value);
+    ids.insert(ids.end(), from, from + hit.count);
+    return;
+  }
+  size_t before = ids.size();
+  mergeBytes(bytes, n, ids);
+  if (n > cacheMaxBytes_ || cacheEntries_ == 0 || ids.size() - before > 0xFFFF) return;
+  if (cached_ >= cacheEntries_) {
+    clearCache();
+    at = findSlot(bytes, n, h);
+  }
+  insertSlot(bytes, n, h, at, static_cast<int32_t>(pieceIdArena_.size()), static_cast<uint32_t>(ids.size() - before), true);
+  pieceIdArena_.insert(pieceIdArena_.end(), ids.begin() + static_cast<std::ptrdiff_t>(before), ids.end());
+  cached_++;
 }
 
 // The reference's BPE: merge the adjacent pair of lowest rank (leftmost on ties) until none is
 // listed, with a heap of candidate pairs and a linked list of symbols: O(n log n).
-void BpeTokenizer::mergeBytes(const std::string& bytes, std::vector<int32_t>& ids) const {
-  const size_t n = bytes.size();
+void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) const {
   if (n == 0) return;
   std::vector<int32_t> sym(n);
   std::vector<int32_t> prev(n), next(n);

@@ -136,6 +136,39 @@ int main(int argc, char** argv) {
     CHECK(e.ids == quadratic(v, piece), "piece of %zu bytes, seed %u", piece.size(), seed);
     CHECK(qwen.cacheSize() <= 8, "expected");
   }
+  // The ranges of every path (one-token pieces, ASCII pieces, pieces with multi-byte code
+  // points, surrogate pairs) against the per-byte rule: a token owns each code point it holds a
+  // byte of. Letters only, so each text is one piece; the cache is cleared many times over.
+  const std::u16string letters[] = {u"a", u"b", u"c", u"d", u"\u00e9", u"\U0001D400"};
+  for (int it = 0; it < iters; it++) {
+    std::u16string t16;
+    size_t len = 1 + rng() % 30;
+    bool ascii = it % 2 == 0;
+    for (size_t k = 0; k < len; k++) t16 += letters[rng() % (ascii ? 4 : 6)];
+    std::string utf8;
+    std::vector<uint32_t> byteStart, byteEnd;  // per byte: its code point's units
+    for (size_t u = 0; u < t16.size();) {
+      uint32_t c = t16[u];
+      size_t w = 1;
+      if (c >= 0xD800 && c < 0xDC00) c = 0x10000 + ((c - 0xD800) << 10) + (t16[u + 1] - 0xDC00), w = 2;
+      size_t before = utf8.size();
+      if (c < 0x80) utf8.push_back(static_cast<char>(c));
+      else if (c < 0x800) utf8 += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+      else utf8 += {static_cast<char>(0xF0 | (c >> 18)), static_cast<char>(0x80 | ((c >> 12) & 0x3F)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+      byteStart.insert(byteStart.end(), utf8.size() - before, static_cast<uint32_t>(u));
+      byteEnd.insert(byteEnd.end(), utf8.size() - before, static_cast<uint32_t>(u + w));
+      u += w;
+    }
+    midpack::Encoding e;
+    qwen.encode(t16.data(), t16.size(), e);
+    CHECK(e.ids == quadratic(v, utf8), "text of %zu units, seed %u", t16.size(), seed);
+    size_t b = 0;
+    for (size_t k = 0; k < e.ids.size(); k++) {
+      size_t bytes = e.ids[k] < 256 ? 1 : v.bytes[static_cast<size_t>(e.ids[k])].size();
+      CHECK(e.starts[k] == static_cast<int32_t>(byteStart[b]) && e.ends[k] == static_cast<int32_t>(byteEnd[b + bytes - 1]), "token %zu of a text of %zu units", k, t16.size());
+      b += bytes;
+    }
+  }
   if (failures) return 1;
   std::printf("test_bpe_tokenizer: %d random pieces, ok\n", iters);
   return 0;
