@@ -36,7 +36,7 @@ function startServer(): Promise<{ server: Server; url: string; requests: () => n
       const faithful = '```markdown\n' + input.replace(/\n{2,}/g, '\n\n') + '\n```';
       switch (marker) {
         case 'slow':
-          setTimeout(() => answer(faithful), n === 1 ? 1500 : 10); // first attempt times out
+          setTimeout(() => answer(faithful), n === 1 ? 4000 : 10); // first attempt times out (well past timeoutMs, which leaves a loaded machine's answers room)
           break;
         case 'ratelimited':
           if (n <= 2) {
@@ -75,7 +75,7 @@ test('LLM path: every page is rewritten, served from cache, or falls back with a
     const dir = mkdtempSync(join(tmpdir(), 'midpack-llm-'));
     const markers = ['good', 'slow', 'ratelimited', 'broken', 'malformed', 'inventor'];
     for (const m of markers) writeFileSync(join(dir, `${m}.html`), page(m));
-    const llm: LlmOptions = { ...LLM_DEFAULTS, endpoint: url, model: 'test-model', prompt: DEFAULT_PROMPT, cacheDir: join(dir, 'cache'), apiKeyEnv: 'MIDPACK_TEST_KEY', concurrency: 3, maxRetries: 2, timeoutMs: 500, backoffMs: 10, maxBackoffMs: 50 };
+    const llm: LlmOptions = { ...LLM_DEFAULTS, endpoint: url, model: 'test-model', prompt: DEFAULT_PROMPT, cacheDir: join(dir, 'cache'), apiKeyEnv: 'MIDPACK_TEST_KEY', concurrency: 3, maxRetries: 2, timeoutMs: 2000, backoffMs: 10, maxBackoffMs: 50 };
     process.env.MIDPACK_TEST_KEY = 'sk-secret-test';
     const first = await runWeb([dir], { llm, minTextChars: 50 });
     const s = webStats(first.ctx);
