@@ -29,6 +29,15 @@ function classOf(escape: string): { name: string; negated: boolean } | undefined
   return REFERENCE_CLASSES[name] ? { name, negated: m[1] === 'P' } : undefined;
 }
 
+/**
+ * @huggingface/tokenizers writes a `(?i:...)` group's letters as `[sS]`, `[tT]`...; the
+ * reference's engine matches a letter case-insensitively by Unicode's simple case folding, under
+ * which two ASCII letters have a third member: U+017F LATIN SMALL LETTER LONG S folds to s, and
+ * U+212A KELVIN SIGN to k. o200k's contractions follow a word (`(?i:'s|'t|...)?`), so "e'ſ'LLa"
+ * is "e'ſ" + "'LLa" to the reference and "e" + "'ſ'LL" + "a" without this.
+ */
+const CASE_FOLD_EXTRA: Record<string, string> = { '[sS]': '[sS\\u{17f}]', '[kK]': '[kK\\u{212a}]' };
+
 export function referenceRegex(pattern: RegExp): { regex: RegExp; reason?: string } {
   if (!pattern.unicode) return { regex: pattern, reason: 'not a Unicode regex' };
   const src = pattern.source;
@@ -36,6 +45,12 @@ export function referenceRegex(pattern: RegExp): { regex: RegExp; reason?: strin
   let inClass = false;
   for (let i = 0; i < src.length; i++) {
     const ch = src[i]!;
+    const folded = ch === '[' && !inClass ? CASE_FOLD_EXTRA[src.slice(i, i + 4)] : undefined;
+    if (folded) {
+      out += folded;
+      i += 3;
+      continue;
+    }
     if (ch !== '\\') {
       if (ch === '[' && !inClass) inClass = true;
       else if (ch === ']' && inClass) inClass = false;
