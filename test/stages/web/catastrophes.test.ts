@@ -91,3 +91,12 @@ test('an app pitch after the article ("straight to your phone") is cut with the 
   const text = extracted('app-pitch-after-article');
   assert.equal(text, expected('app-pitch-after-article'));
 });
+
+test('a membership pitch after the article ("HAZTE MIEMBRO", Spanish) is cut with the tail', () => {
+  // From the multilingual set: a news site's "support us" box after the story, kept as its last lines.
+  const text = extracted('membership-pitch-spanish');
+  assert.ok(text.startsWith(expected('membership-pitch-spanish')), text.slice(-300));
+  assert.ok(!/HAZTE MIEMBRO|Hacemos periodismo|UN PÚBLICO INFORMADO|Lee también/.test(text));
+  // The box's button is loose text in it (never removed alone): at most that line follows the article.
+  assert.ok(text.length - expected('membership-pitch-spanish').length <= 'Hágase miembro ahora'.length + 1);
+});
