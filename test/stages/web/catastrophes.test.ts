@@ -100,3 +100,10 @@ test('a membership pitch after the article ("HAZTE MIEMBRO", Spanish) is cut wit
   // The box's button is loose text in it (never removed alone): at most that line follows the article.
   assert.ok(text.length - expected('membership-pitch-spanish').length <= 'Hágase miembro ahora'.length + 1);
 });
+
+test('a shop notice before the text ("Der Artikel wurde erfolgreich hinzugefügt.") goes with the head chrome', () => {
+  // From the multilingual set: a wine shop's wish-list alert above the product's description.
+  const text = extracted('shop-notice-before-product');
+  assert.equal(text, expected('shop-notice-before-product'));
+  assert.ok(!text.includes('erfolgreich hinzugefügt'));
+});
