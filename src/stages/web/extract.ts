@@ -535,13 +535,23 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
 const CHROME = /(^|[-_\s])(?<!no[-_])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
 const CHROME_MAX_SHARE = 0.25;
 
+function isChromeNamed(e: Element): boolean {
+  return e.name === 'figcaption' || CHROME.test(classAndId(e));
+}
+
 function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
+  const content = roots.reduce((sum, r) => sum + (stats.get(r)?.text ?? 0), 0);
   for (const root of roots) {
     const total = stats.get(root)?.text ?? 0;
+    // A block gathered beside the article (an author box after it) is judged against the whole content.
+    if (roots.length > 1 && isChromeNamed(root) && total <= content * CHROME_MAX_SHARE && (stats.get(root)?.pre ?? 0) === 0) {
+      removed.add(root);
+      continue;
+    }
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       const s = stats.get(e);
       if (!s || s.pre > 0) continue;
-      if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      if (isChromeNamed(e) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
       else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && isReadAlsoOrCaption(textOf(e))) removed.add(e);
     }

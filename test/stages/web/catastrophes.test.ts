@@ -107,3 +107,12 @@ test('a shop notice before the text ("Der Artikel wurde erfolgreich hinzugefügt
   assert.equal(text, expected('shop-notice-before-product'));
   assert.ok(!text.includes('erfolgreich hinzugefügt'));
 });
+
+test('an author box gathered beside the article (section.post-author) is pruned as chrome, with a push-notification pitch', () => {
+  // From the multilingual set: the author's bio sits after the post, a sibling of its <article>,
+  // so it was taken as prose beside the article, and the chrome rules only looked inside each block.
+  const text = extracted('author-box-after-article');
+  assert.equal(text, expected('author-box-after-article'));
+  assert.ok(!/studierte Sportwissenschaften|abonniere jetzt|Vorheriger Beitrag/.test(text));
+  assert.ok(text.includes('Bei den 8 x 50 Metern Delfinbeine wechseln Sie zwischen Bauch-'));
+});
