@@ -63,8 +63,9 @@ const JUNK_TAGS = new Set([
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
+/** Class and id names of page furniture; `reviews` is a shop's customer reviews (comments on a product), not "previews". */
 const UNLIKELY =
-  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|comentario|commentaire|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie|placeholder|third-party|external-content|embed-privacy|two-click|2-click/i;
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|comentario|commentaire|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie|placeholder|third-party|external-content|embed-privacy|two-click|2-click|(?<!p)reviews/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
@@ -755,8 +756,8 @@ function isProseBlock(s: Stats): boolean {
   return s.p >= PROSE_BLOCK_PARAGRAPHS && s.li < s.p && s.text >= PROSE_BLOCK_CHARS && linkDensity(s) < 0.15 && s.heading < s.text * 0.15 && s.input === 0 && s.embed === 0;
 }
 const PROSE_BLOCK_PARAGRAPHS = 2;
-/** Reader comments are prose too, but not the article. */
-const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
+/** Reader comments, and a shop's customer reviews, are prose too, but not the article. */
+const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario|(?<!p)reviews/i;
 const PROSE_BLOCK_CHARS = 200;
 
 /**

@@ -116,3 +116,13 @@ test('an author box gathered beside the article (section.post-author) is pruned 
   assert.ok(!/studierte Sportwissenschaften|abonniere jetzt|Vorheriger Beitrag/.test(text));
   assert.ok(text.includes('Bei den 8 x 50 Metern Delfinbeine wechseln Sie zwischen Bauch-'));
 });
+
+test("a shop's customer reviews do not outscore the product's own text", () => {
+  // From the multilingual set (F1 0 before): five reviews and a reply, with more commas than the
+  // short product description, were taken as the page.
+  const text = extracted('product-reviews');
+  assert.equal(text, expected('product-reviews'));
+  assert.ok(text.includes('Handgepflückt, gewaschen, sonnengetrocknet'));
+  assert.ok(text.includes('Alle Kaffees von Happy Coffee sind bio-zertifiziert'));
+  assert.ok(!/Tchibo|Dieter|Lieferung/.test(text));
+});
