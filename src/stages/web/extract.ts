@@ -156,7 +156,7 @@ const OVERLAY_NAMES = /popup|modal|overlay|consent|cookie|gdpr|dsgvo|privacy/i;
 const UNLIKELY_KEEP_MIN_CHARS = 500;
 function holdsMostProse(e: Element, pageProse: () => number): boolean {
   // Reader comments and privacy overlays are often most of a page's paragraphs, and still not the article.
-  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e))) return false;
+  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e)) || opensWithCloseControl(e)) return false;
   // A wrapper is a div or a section; a list of that much text is a gallery's captions or a teaser list.
   if (e.name !== 'div' && e.name !== 'section') return false;
   const total = pageProse();
@@ -207,7 +207,7 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && !inTableOrCode && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
+        (UNLIKELY.test(names) || opensWithCloseControl(n)) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
@@ -218,6 +218,17 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   }
   return removed;
 }
+
+/**
+ * A block whose first element is a close control ("Schließen [X]", `.close`, `data-dismiss`) is a
+ * dialog or an overlay (shipping terms, a newsletter box) that a script opens over the page.
+ */
+function opensWithCloseControl(e: Element): boolean {
+  if (e.name !== 'div' && e.name !== 'section') return false;
+  const first = e.children.find((c): c is Element => c instanceof Element);
+  return first !== undefined && (CLOSE_CONTROL.test(classAndId(first)) || attr(first, 'data-dismiss') !== '' || attr(first, 'data-bs-dismiss') !== '');
+}
+const CLOSE_CONTROL = /(^|[-_\s])close([-_\s]|$)/i;
 
 function collapsedLength(s: string): number {
   let len = 0;

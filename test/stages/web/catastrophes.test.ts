@@ -126,3 +126,12 @@ test("a shop's customer reviews do not outscore the product's own text", () => {
   assert.ok(text.includes('Alle Kaffees von Happy Coffee sind bio-zertifiziert'));
   assert.ok(!/Tchibo|Dieter|Lieferung/.test(text));
 });
+
+test('an overlay that opens with a close control ("Schließen [X]") is not the article', () => {
+  // From the multilingual set (F1 0 before): the shipping terms a script shows over a wine
+  // region's page held most of its <p> text and were kept as the page's body.
+  const text = extracted('shipping-overlay');
+  assert.equal(text, expected('shipping-overlay'));
+  assert.ok(text.startsWith('Die Region D.O.Ca. Rioja'));
+  assert.ok(!/Schließen|Transportdienstleister/.test(text));
+});
