@@ -148,12 +148,29 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) if (!l.loose) removed.add(l.e);
+  if (tailText <= total * MAX_TRIMMED_SHARE) removeTail(ls, first, removed);
   for (const l of ls.slice(0, last)) {
     // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
+}
+
+/**
+ * Removes the tail's blocks. Loose text is never removed alone, but a container whose text all lies
+ * in the tail (a pitch box's button line beside its removed heading and paragraph) goes whole.
+ */
+function removeTail(ls: Leaf[], first: number, removed: Set<Element>): void {
+  const kept = ls.slice(0, first).map((l) => l.e);
+  for (const l of ls.slice(first)) {
+    if (!l.loose) removed.add(l.e);
+    else if (!kept.some((k) => k === l.e || isInside(k, l.e))) removed.add(l.e);
+  }
+}
+
+function isInside(e: Element, holder: Element): boolean {
+  for (let p = e.parent; p; p = p.parent) if (p === holder) return true;
+  return false;
 }
 
 /**
