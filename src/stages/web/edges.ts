@@ -24,7 +24,7 @@ const HEADING = /^h[1-6]$/;
  * written onto a word ("manifesto™©", "Brand©") marks that word, not the page's copyright.
  */
 const CHROME_PHRASE =
-  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall/i;
+  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
 const PROSE_CHARS = 120;
@@ -148,12 +148,29 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) for (const l of tail) if (!l.loose) removed.add(l.e);
+  if (tailText <= total * MAX_TRIMMED_SHARE) removeTail(ls, first, removed);
   for (const l of ls.slice(0, last)) {
     // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
+}
+
+/**
+ * Removes the tail's blocks. Loose text is never removed alone, but a container whose text all lies
+ * in the tail (a pitch box's button line beside its removed heading and paragraph) goes whole.
+ */
+function removeTail(ls: Leaf[], first: number, removed: Set<Element>): void {
+  const kept = ls.slice(0, first).map((l) => l.e);
+  for (const l of ls.slice(first)) {
+    if (!l.loose) removed.add(l.e);
+    else if (!kept.some((k) => k === l.e || isInside(k, l.e))) removed.add(l.e);
+  }
+}
+
+function isInside(e: Element, holder: Element): boolean {
+  for (let p = e.parent; p; p = p.parent) if (p === holder) return true;
+  return false;
 }
 
 /**

@@ -63,8 +63,9 @@ const JUNK_TAGS = new Set([
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
+/** Class and id names of page furniture; `reviews` is a shop's customer reviews (comments on a product), not "previews". */
 const UNLIKELY =
-  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|comentario|commentaire|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie|placeholder|third-party|external-content|embed-privacy|two-click|2-click/i;
+  /-ad-|\bads?\b|advert|ai2html|banner|breadcrumb|combx|comment|comentario|commentaire|community|consent|cookie|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|newsletter|paywall|popup|promo|related|remark|replies|rss|share|sharing|shoutbox|sidebar|signup|skyscraper|social|sponsor|subscribe|supplemental|ad-break|agegate|pagination|pager|yom-remote|skip-link|toolbar|sharedaddy|jp-post-flair|post-ratings|entry-utility|postmetadata|entry-?footer|entry-meta|post-meta|author-?info|author-?description|author-?card|author-?box|wp-caption-text|nextstory|next-post|wishlist|nota_pie|placeholder|third-party|external-content|embed-privacy|two-click|2-click|(?<!p)reviews/i;
 const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow|highlight|code|syntax/i;
 const NEGATIVE =
   /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
@@ -155,7 +156,7 @@ const OVERLAY_NAMES = /popup|modal|overlay|consent|cookie|gdpr|dsgvo|privacy/i;
 const UNLIKELY_KEEP_MIN_CHARS = 500;
 function holdsMostProse(e: Element, pageProse: () => number): boolean {
   // Reader comments and privacy overlays are often most of a page's paragraphs, and still not the article.
-  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e))) return false;
+  if (COMMENT_NAMES.test(classAndId(e)) || OVERLAY_NAMES.test(classAndId(e)) || opensWithCloseControl(e)) return false;
   // A wrapper is a div or a section; a list of that much text is a gallery's captions or a teaser list.
   if (e.name !== 'div' && e.name !== 'section') return false;
   const total = pageProse();
@@ -206,7 +207,7 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
       (isHidden(n) && !flags.inclusive) ||
       (JUNK_ROLES.test(role) && !holders.has(n)) ||
       (flags.stripUnlikely && !inTableOrCode && name !== 'body' && name !== 'html' && name !== 'a' && name !== 'article' && name !== 'main' && name !== 'pre' && name !== 'code' &&
-        UNLIKELY.test(names) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
+        (UNLIKELY.test(names) || opensWithCloseControl(n)) && !MAYBE_CANDIDATE.test(names) && !holders.has(n) && !hasPre(n) && !holdsMostProse(n, pageProse) && !isArticleHeader(n, NAMED_HEADER_TITLES));
     if (drop) {
       removed.add(n);
       continue;
@@ -217,6 +218,17 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
   }
   return removed;
 }
+
+/**
+ * A block whose first element is a close control ("Schließen [X]", `.close`, `data-dismiss`) is a
+ * dialog or an overlay (shipping terms, a newsletter box) that a script opens over the page.
+ */
+function opensWithCloseControl(e: Element): boolean {
+  if (e.name !== 'div' && e.name !== 'section') return false;
+  const first = e.children.find((c): c is Element => c instanceof Element);
+  return first !== undefined && (CLOSE_CONTROL.test(classAndId(first)) || attr(first, 'data-dismiss') !== '' || attr(first, 'data-bs-dismiss') !== '');
+}
+const CLOSE_CONTROL = /(^|[-_\s])close([-_\s]|$)/i;
 
 function collapsedLength(s: string): number {
   let len = 0;
@@ -535,13 +547,23 @@ function gatherSiblings(top: Element, scores: Map<Element, number>, stats: Map<E
 const CHROME = /(^|[-_\s])(?<!no[-_])(byline|author|authors|date|dateline|timestamp|posted|postinfo|post-info|entry-meta|meta|metadata|tags?|tag-?list|categories|share|sharing|shares|social|sociable|syndication|rating|ratings|related|viral|newsletter|subscribe|breadcrumbs?|caption|wp-caption|credit|credits|copyright|outbrain|taboola|respond|comment-?form|reply|sharedaddy|jp-post-flair|robots-nocontent|addtoany|shariff)([-_\s]|$)/i;
 const CHROME_MAX_SHARE = 0.25;
 
+function isChromeNamed(e: Element): boolean {
+  return e.name === 'figcaption' || CHROME.test(classAndId(e));
+}
+
 function pruneChrome(roots: Element[], stats: Map<Element, Stats>, removed: Set<Element>): void {
+  const content = roots.reduce((sum, r) => sum + (stats.get(r)?.text ?? 0), 0);
   for (const root of roots) {
     const total = stats.get(root)?.text ?? 0;
+    // A block gathered beside the article (an author box after it) is judged against the whole content.
+    if (roots.length > 1 && isChromeNamed(root) && total <= content * CHROME_MAX_SHARE && (stats.get(root)?.pre ?? 0) === 0) {
+      removed.add(root);
+      continue;
+    }
     for (const e of descendants(root, (x) => removed.has(x) || x.name === 'pre' || x.name === 'code')) {
       const s = stats.get(e);
       if (!s || s.pre > 0) continue;
-      if ((e.name === 'figcaption' || CHROME.test(classAndId(e))) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
+      if (isChromeNamed(e) && s.text <= total * CHROME_MAX_SHARE) removed.add(e);
       else if (s.text <= READ_MORE_MAX_CHARS && READ_MORE.test(textOf(e))) dropReadMore(e, stats, removed);
       else if (s.text <= READ_ALSO_MAX_CHARS && s.blockChildren === 0 && isReadAlsoOrCaption(textOf(e))) removed.add(e);
     }
@@ -745,8 +767,8 @@ function isProseBlock(s: Stats): boolean {
   return s.p >= PROSE_BLOCK_PARAGRAPHS && s.li < s.p && s.text >= PROSE_BLOCK_CHARS && linkDensity(s) < 0.15 && s.heading < s.text * 0.15 && s.input === 0 && s.embed === 0;
 }
 const PROSE_BLOCK_PARAGRAPHS = 2;
-/** Reader comments are prose too, but not the article. */
-const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario/i;
+/** Reader comments, and a shop's customer reviews, are prose too, but not the article. */
+const COMMENT_NAMES = /comment|reply|replies|respond|discuss|disqus|kommentar|commentaire|comentario|(?<!p)reviews/i;
 const PROSE_BLOCK_CHARS = 200;
 
 /**
