@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { commands } from './commands/index.js';
+import { registerCommands } from './commands/by-name.js';
 import { VERSION } from '../version.js';
 
 // `midpack inspect DIR --bin 0 | head`: a closed pipe ends the output, not with a stack trace.
@@ -21,6 +21,7 @@ program
   // A missing or wrong option: one line naming it, then where the options are (not the whole help).
   .showHelpAfterError('(run with --help for the options)');
 
-for (const register of commands) register(program);
+// Only the command asked for is loaded (its stage's modules), unless it is not known by name.
+await registerCommands(program, process.argv[2]);
 
 await program.parseAsync(process.argv);

@@ -176,7 +176,7 @@ export class ContextBuilder {
     const files: (RepoFile & { sha: string })[] = [];
     // A file costs at least its path line and separators (3 tokens): with less room none fits.
     for (let at = room >= 3 ? 0 : ranked.length; files.length < n && at < ranked.length; ) {
-      const batch = ranked.slice(at, (at += FIT_BATCH)).filter((e) => (this.cache.get<number>(this.tokensKey(e.sha, e.path)) ?? 0) <= room);
+      const batch = ranked.slice(at, (at += FIT_BATCH)).filter((e) => Math.abs(this.cache.get<number>(this.tokensKey(e.sha, e.path)) ?? 0) <= room);
       for (const f of await this.readFiles(cat, batch)) {
         const cost = this.tokensOf(f, f.sha, room);
         if (files.length === n || cost > room) continue;
@@ -291,14 +291,19 @@ export class ContextBuilder {
     return `k\0${this.counter}\0${sha}\0${path}`;
   }
 
-  /** A file's tokens in the repository format (its path line and its content) when at most `limit`, else some count over it. */
+  /**
+   * A file's tokens in the repository format (its path line and its content) when at most
+   * `limit`, else some count over it. Cached by blob: a whole count as it is; a count cut past a
+   * budget negated, as a lower bound (the chunks counted so far), so the same large file met
+   * again with no more room is passed over without counting it again.
+   */
   private tokensOf(file: RepoFile, sha: string | undefined, limit: number): number {
     const key = sha && this.tokensKey(sha, file.path);
     const cached = key ? this.cache.get<number>(key) : undefined;
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && (cached >= 0 || -cached > limit)) return Math.abs(cached);
     const n = countWithin(this.countChunk, `${file.path}\n${file.content}`, limit - 2) + 2;
-    // Only a whole count is kept: a cut one says only that it was over that commit's budget left.
-    if (key && n <= limit) this.cache.set(key, n, 0);
+    if (key) this.cache.set(key, n <= limit ? n : -n, 0);
     return n;
   }
+
 }

@@ -3,13 +3,13 @@ import { Rng, stableId } from '../../core/random.js';
 import type { StageContext } from '../../core/stage.js';
 import type { Doc } from '../../doc/document.js';
 import { TextBuilder } from '../../doc/text-builder.js';
-import { formatRepoDocument } from '../repos/format.js';
+import { appendRepoDocument } from '../repos/format.js';
 import { SR_FORMAT_HELP } from '../fim/fim-sample.js';
 import { gitApplyCheck } from './git-apply.js';
 import { applyGitDiff, DiffOverBoundError, gitDiff, regionsOfDiff, type FileChange } from './git-diff.js';
 import type { ChangeSet, EditUnit } from './history.js';
 import { applyBlocks, buildBlocks, formatBlocks, parseBlocks, type EditBlock } from '../fim/search-replace.js';
-import { appendFormatted, chatml, chatTurns } from '../fim/text.js';
+import { chatml, chatTurns } from '../fim/text.js';
 
 /**
  * Edit samples (kind `edit`): a ChatML conversation whose user turn holds the description
@@ -96,14 +96,14 @@ export function buildEditSample(cs: ChangeSet, format: EditFormat, opts: EditOpt
       return { reason: e.reason, message: `${cs.sourceId}: ${e.message}` };
     }
   }
-  const context = cs.context.length ? formatRepoDocument(cs.repo, cs.context) : undefined;
+  const context = cs.context.length > 0;
   const b = new TextBuilder();
   chatml(
     b,
     EDIT_SYSTEM,
     (b, m) => {
       b.text(`${cs.description || '(no description)'}\n\n`, m);
-      if (context) appendFormatted(b, context, m);
+      if (context) appendRepoDocument(b, cs.repo, cs.context, m);
       b.text(`${context ? '\n\n' : ''}${INSTRUCTION[format]}`, m);
     },
     (b) => b.text(answer),

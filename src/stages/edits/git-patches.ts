@@ -83,6 +83,19 @@ export function splitPatch(patch: string): Map<string, string> {
 }
 
 /**
+ * Where `marker` starts in `buf` after a newline, the newline possibly among the bytes before it
+ * (`tail`, which ends with the output's last bytes; a negative place is in `tail`); undefined if
+ * not there. The seam of tail and buf is searched apart, so a chunk is not copied to be searched.
+ */
+function markerAt(tail: Buffer, buf: Buffer, marker: Buffer): number | undefined {
+  const needle = Buffer.concat([NL, marker]);
+  const i = Buffer.concat([tail, buf.subarray(0, needle.length)]).indexOf(needle);
+  if (i >= 0) return i + 1 - tail.length;
+  const j = buf.indexOf(needle);
+  return j < 0 ? undefined : j + 1;
+}
+
+/**
  * The long-running `git diff-tree --stdin` of one repository. Commits may be asked ahead
  * (`prefetch`): git diffs them while the caller works on earlier ones; outputs come back in
  * the order asked, each cut at its marker line.
@@ -130,13 +143,11 @@ export class DiffTreeStream {
     while (buf.length > 0) {
       const head = this.asked[0];
       if (!head) return; // nothing asked: git writes nothing
-      const joined = Buffer.concat([this.tail, buf]);
-      const i = joined.indexOf(Buffer.concat([NL, head.marker]));
-      if (i < 0) {
+      const at = markerAt(this.tail, buf, head.marker); // where the marker starts in buf (< 0: in bytes already kept)
+      if (at === undefined) {
         this.append(buf);
         return;
       }
-      const at = i + 1 - this.tail.length; // where the marker starts in buf (< 0: in bytes already kept)
       if (at > 0) this.append(buf.subarray(0, at));
       else if (at < 0 && !this.overflow) this.cur = [Buffer.concat(this.cur).subarray(0, this.curSize + at)];
       this.done.set(head.seq, this.overflow ? undefined : Buffer.concat(this.cur).toString('utf8'));
@@ -148,7 +159,7 @@ export class DiffTreeStream {
 
   private append(b: Buffer): void {
     this.curSize += b.length;
-    this.tail = Buffer.concat([this.tail, b]).subarray(-40);
+    this.tail = Buffer.concat([this.tail, b.subarray(-40)]).subarray(-40);
     if (this.curSize > this.maxBytes) {
       // Over the cap: the commit's output is not kept (memory stays bounded by the cap).
       this.overflow = true;

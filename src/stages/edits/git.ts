@@ -41,14 +41,23 @@ export async function* gitLines(dir: string, args: string[]): AsyncIterable<stri
 export class CatFile {
   private readonly proc: ChildProcessWithoutNullStreams;
   private buf: Buffer = Buffer.alloc(0);
+  /**
+   * Output not yet joined to `buf`: chunks are joined once the reader has the bytes it waits for
+   * (`need`), not on every chunk, so a blob of megabytes arriving in 64 KB chunks is copied once,
+   * not once per chunk (which copied a history's fixtures many times over).
+   */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private need = 1;
   private wake: (() => void) | undefined;
   private failed: Error | undefined;
 
   constructor(dir: string) {
     this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command']);
     this.proc.stdout.on('data', (d: Buffer) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
-      this.wake?.();
+      this.pending.push(d);
+      this.pendingBytes += d.length;
+      if (this.buf.length + this.pendingBytes >= this.need) this.wake?.();
     });
     const fail = (e: Error) => {
       this.failed = e;
@@ -59,14 +68,25 @@ export class CatFile {
     this.proc.stdin.on('error', fail);
   }
 
-  private async waitFor(n: () => number): Promise<number> {
+  /** Waits until `n()` finds what it looks for in `buf` (>= 0), each try with at least `bytes` in `buf` when the output has them. */
+  private async waitFor(n: () => number, bytes: () => number): Promise<number> {
     for (;;) {
+      this.need = bytes();
+      if (this.buf.length + this.pendingBytes >= this.need) this.joinPending();
       const at = n();
       if (at >= 0) return at;
       if (this.failed) throw this.failed;
-      await new Promise<void>((r) => (this.wake = r));
+      this.need = Math.max(this.need, this.buf.length + 1);
+      if (this.pendingBytes === 0 || this.buf.length + this.pendingBytes < this.need) await new Promise<void>((r) => (this.wake = r));
       this.wake = undefined;
+      this.joinPending();
     }
+  }
+
+  private joinPending(): void {
+    if (this.pendingBytes === 0) return;
+    this.buf = Buffer.concat(this.buf.length ? [this.buf, ...this.pending] : this.pending);
+    [this.pending, this.pendingBytes] = [[], 0];
   }
 
   private async header(command: string): Promise<{ type: string; size: number } | undefined> {
@@ -75,7 +95,7 @@ export class CatFile {
   }
 
   private async readHeader(): Promise<{ type: string; size: number } | undefined> {
-    const nl = await this.waitFor(() => this.buf.indexOf(10));
+    const nl = await this.waitFor(() => this.buf.indexOf(10), () => 1);
     const line = this.buf.subarray(0, nl).toString('utf8');
     this.buf = this.buf.subarray(nl + 1);
     const parts = line.split(' ');
@@ -113,7 +133,7 @@ export class CatFile {
   private async readContents(): Promise<Buffer | undefined> {
     const h = await this.readHeader();
     if (!h) return undefined;
-    await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1));
+    await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1), () => h.size + 1);
     const body = Buffer.from(this.buf.subarray(0, h.size));
     this.buf = this.buf.subarray(h.size + 1);
     return body;

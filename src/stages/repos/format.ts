@@ -31,16 +31,27 @@ export interface FormatOptions {
 }
 
 export function formatRepoDocument(repo: string, files: readonly RepoFile[], opts: FormatOptions = {}): FormattedRepo {
-  const b = new TextBuilder().special(SPECIAL.repoName).text(`${repo}\n`);
-  if (opts.tree !== undefined) b.text(`${opts.tree}\n`);
-  const boundaries: number[] = [];
-  files.forEach((f, i) => {
-    if (i > 0) b.text('\n');
-    boundaries.push(b.offset);
-    b.special(SPECIAL.fileSep).text(`${f.path}\n${f.content}`);
-  });
+  const b = new TextBuilder();
+  const boundaries = appendRepoDocument(b, repo, files, false, opts);
   const { text, special_spans } = b.build();
   return { text, special_spans, boundaries };
+}
+
+/**
+ * The repository format appended to a builder (`masked`: out of the loss), without joining it
+ * into a text of its own first: an edit sample's context of hundreds of KB is then joined once.
+ * Returns the `<|file_sep|>` offsets in the builder's text.
+ */
+export function appendRepoDocument(b: TextBuilder, repo: string, files: readonly RepoFile[], masked: boolean, opts: FormatOptions = {}): number[] {
+  b.special(SPECIAL.repoName, masked).text(`${repo}\n`, masked);
+  if (opts.tree !== undefined) b.text(`${opts.tree}\n`, masked);
+  const boundaries: number[] = [];
+  files.forEach((f, i) => {
+    if (i > 0) b.text('\n', masked);
+    boundaries.push(b.offset);
+    b.special(SPECIAL.fileSep, masked).text(`${f.path}\n`, masked).text(f.content, masked);
+  });
+  return boundaries;
 }
 
 /**

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../helpers/paths.js';
+import { repoRoot, sharedDir } from '../../helpers/paths.js';
+import { slow } from '../../helpers/tiers.js';
 import { DiffTreeStream, splitPatch } from '../../../src/stages/edits/git-patches.js';
 import { TreeFiles } from '../../../src/stages/edits/tree-files.js';
 import { ContentCache } from '../../../src/stages/edits/content-cache.js';
@@ -78,6 +80,52 @@ test("git diff-tree --stdin gives each commit's raw entries and git's own patch 
     assert.equal((await small.commit(second!)).raw, undefined);
     stream.close();
     small.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('large fixtures through the long-running processes: each blob and each commit patch as git prints them alone', slow, async (t) => {
+  // The shared go-readability history: HTML fixtures of hundreds of KB, arriving in many pipe chunks.
+  const bundle = join(sharedDir, 'data', 'histories', 'go-readability.bundle');
+  if (!existsSync(bundle)) return t.skip('the shared go-readability bundle is not here');
+  const root = mkdtempSync(join(tmpdir(), 'midpack-large-'));
+  try {
+    const dir = join(root, 'r');
+    execFileSync('git', ['clone', '-q', '--no-checkout', bundle, dir]);
+    const raw = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { maxBuffer: 1 << 28 });
+    // The commits with the most added lines (one `git log --numstat`), asked all at once: markers fall across chunks.
+    const added = g(dir, 'log', '--no-merges', '--format=@%H', '--numstat', 'HEAD').split('@').filter(Boolean).map((s) => {
+      const [c, ...lines] = s.trim().split('\n');
+      return [c!, lines.reduce((a, l) => a + (Number(l.split('\t')[0]) || 0), 0)] as const;
+    });
+    const big = added.sort((a, b) => b[1] - a[1]).slice(0, 12).map(([c]) => c);
+    const stream = new DiffTreeStream(dir, 1 << 26);
+    try {
+      for (const c of big) stream.prefetch(c);
+      for (const c of big) {
+        const want = splitPatch(g(dir, '-c', 'core.quotePath=false', 'diff-tree', '-r', '-M', '-p', '--root', '--no-commit-id', c));
+        assert.deepEqual((await stream.commit(c)).patches, want, c);
+      }
+    } finally {
+      stream.close();
+    }
+    // Every blob those commits write, in one request (megabytes), then one by one: git's bytes.
+    const written = big.slice(0, 6).flatMap((c) => g(dir, 'diff-tree', '-r', '--root', '--no-commit-id', c).trim().split('\n').map((l) => l.split(' ')[3]!));
+    const blobs = [...new Set(written)].filter((s) => !/^0+$/.test(s)).slice(0, 40);
+    const cat = new CatFile(dir);
+    try {
+      const many = await cat.contentsMany(blobs);
+      assert.ok(many.reduce((a, b) => a + b!.length, 0) > 2 << 20, 'megabytes read at once');
+      for (const [i, sha] of blobs.entries()) {
+        const want = raw('cat-file', 'blob', sha);
+        assert.ok(many[i]!.equals(want), sha);
+        assert.ok((await cat.contents(sha))!.equals(want), sha);
+        assert.equal((await cat.info(sha))!.size, want.length);
+      }
+    } finally {
+      cat.close();
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
