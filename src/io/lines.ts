@@ -36,6 +36,17 @@ export interface Line {
 
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true });
 
+/** A line's bytes (its newline excluded) as text, a trailing CR dropped (CRLF files); null when they are not UTF-8. */
+export function decodeLine(buf: Uint8Array): string | null {
+  let end = buf.length;
+  if (end > 0 && buf[end - 1] === 0x0d) end--; // tolerate CRLF files
+  try {
+    return fatalDecoder.decode(buf.subarray(0, end));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Splits a byte stream into lines without ever holding more than `maxLineBytes` of one line:
  * a longer line is skipped to its end and reported, so a huge line cannot exhaust memory.
@@ -57,13 +68,8 @@ export async function* readLines(bytes: AsyncIterable<Buffer>, maxLineBytes = 25
     const buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    let end = buf.length;
-    if (end > 0 && buf[end - 1] === 0x0d) end--; // tolerate CRLF files
-    try {
-      return { lineNo, text: fatalDecoder.decode(buf.subarray(0, end)), bytes: size };
-    } catch {
-      return { lineNo, text: null, error: 'invalid_utf8', bytes: size };
-    }
+    const text = decodeLine(buf);
+    return text === null ? { lineNo, text: null, error: 'invalid_utf8', bytes: size } : { lineNo, text, bytes: size };
   };
   for await (const chunk of bytes) {
     let start = 0;
@@ -84,3 +90,87 @@ export async function* readLines(bytes: AsyncIterable<Buffer>, maxLineBytes = 25
   }
   if (pendingBytes > 0 || overflow) yield emit();
 }
+
+/**
+ * Whole lines, undecoded, in one buffer of their own (so it can be transferred to a worker
+ * thread): each line as in the input followed by a newline. A line over the limit is a batch of
+ * its own with no bytes and `tooLong` its size.
+ */
+export interface LineBatch {
+  /** 1-based number of the first line. */
+  firstLineNo: number;
+  lines: number;
+  bytes: Uint8Array;
+  tooLong?: number;
+}
+
+/**
+ * readLines without decoding: lines gathered into batches of about `batchBytes`, for a worker to
+ * decode and parse (src/tokenize/line-docs.ts). The same lines, numbers and limit as readLines.
+ */
+export async function* readLineBatches(bytes: AsyncIterable<Buffer>, batchBytes: number, maxLineBytes = 256 << 20): AsyncIterable<LineBatch> {
+  let parts: Buffer[] = []; // complete lines of the batch, and their newlines
+  let partsBytes = 0;
+  let lines = 0;
+  let firstLineNo = 1;
+  let line: Buffer[] = []; // the line being read
+  let lineBytes = 0;
+  let overflow = false;
+  const flush = (): LineBatch | undefined => {
+    if (!lines) return undefined;
+    const out = Buffer.allocUnsafeSlow(partsBytes); // its own ArrayBuffer, never the shared pool
+    let at = 0;
+    for (const p of parts) at += p.copy(out, at);
+    const batch = { firstLineNo, lines, bytes: new Uint8Array(out.buffer, 0, partsBytes) };
+    firstLineNo += lines;
+    parts = [];
+    partsBytes = 0;
+    lines = 0;
+    return batch;
+  };
+  // The line read so far is complete: into the batch, or a batch of its own when over the limit.
+  const endLine = function* (): Iterable<LineBatch> {
+    if (overflow) {
+      const before = flush();
+      if (before) yield before;
+      yield { firstLineNo: firstLineNo++, lines: 1, bytes: new Uint8Array(0), tooLong: lineBytes };
+    } else {
+      parts.push(...line, NEWLINE);
+      partsBytes += lineBytes + 1;
+      lines++;
+      if (partsBytes >= batchBytes) yield flush()!;
+    }
+    line = [];
+    lineBytes = 0;
+    overflow = false;
+  };
+  try {
+    for await (const chunk of bytes) {
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, start);
+        const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
+        lineBytes += piece.length;
+        if (!overflow) {
+          if (lineBytes > maxLineBytes) {
+            overflow = true;
+            line = [];
+          } else if (piece.length) line.push(piece); // a view: stream chunks are never written again
+        }
+        if (nl < 0) break;
+        yield* endLine();
+        start = nl + 1;
+      }
+    }
+  } catch (e) {
+    // The lines complete before a fault are read, as readLines yields them.
+    const before = flush();
+    if (before) yield before;
+    throw e;
+  }
+  if (lineBytes > 0 || overflow) yield* endLine();
+  const last = flush();
+  if (last) yield last;
+}
+
+const NEWLINE = Buffer.from('\n');
