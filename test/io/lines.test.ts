@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readLines, readLineBatches, decodeLine } from '../../src/io/lines.js';
+import { Rng } from '../../src/core/random.js';
+
+async function* chunked(bytes: Buffer, rng: Rng): AsyncIterable<Buffer> {
+  for (let at = 0; at < bytes.length; ) {
+    const n = rng.int(1, 40);
+    yield bytes.subarray(at, at + n);
+    at += n;
+  }
+}
+
+test('readLineBatches holds the lines readLines reads: the same numbers, bytes and text, over-long lines alone, in any chunking', async () => {
+  const parts = ['{"a": 1}', '', 'café 😀\r', 'x'.repeat(70), '\u00a0', 'é'.repeat(30), '  ', 'last line, no newline'];
+  const body = Buffer.concat([Buffer.from(parts.join('\n')), Buffer.from([0x0a, 0xff, 0x41])]); // a line that is not UTF-8 last
+  for (let seed = 0; seed < 20; seed++) {
+    const want = [];
+    for await (const l of readLines(chunked(body, new Rng('lines', seed)), 64)) want.push(l);
+    const got = [];
+    for await (const b of readLineBatches(chunked(body, new Rng('lines', seed)), 1 + (seed % 50), 64)) {
+      assert.equal(b.bytes.byteOffset, 0, 'a batch owns its buffer from its start');
+      if (b.tooLong !== undefined) {
+        assert.equal(b.lines, 1);
+        got.push({ lineNo: b.firstLineNo, text: null, error: 'line_too_long', bytes: b.tooLong });
+        continue;
+      }
+      let at = 0;
+      for (let i = 0; i < b.lines; i++) {
+        const nl = b.bytes.indexOf(0x0a, at);
+        const raw = b.bytes.subarray(at, nl);
+        const text = decodeLine(raw);
+        got.push(text === null ? { lineNo: b.firstLineNo + i, text, error: 'invalid_utf8', bytes: raw.length } : { lineNo: b.firstLineNo + i, text, bytes: raw.length });
+        at = nl + 1;
+      }
+      assert.equal(at, b.bytes.length, 'whole lines only');
+    }
+    assert.deepEqual(got, want, `seed ${seed}`);
+    assert.ok(want.some((l) => l.error === 'line_too_long') && want.some((l) => l.error === 'invalid_utf8'));
+  }
+});
