@@ -107,8 +107,11 @@ export interface LineBatch {
 /**
  * readLines without decoding: lines gathered into batches of about `batchBytes`, for a worker to
  * decode and parse (src/tokenize/line-docs.ts). The same lines, numbers and limit as readLines.
+ * `spare`: buffers of batches already read (a worker hands each back with its reply), filled
+ * again before new memory is taken: memory touched for the first time is slow on some VMs
+ * (docs/outputs.md), and this copy was most of the reading thread's time.
  */
-export async function* readLineBatches(bytes: AsyncIterable<Buffer>, batchBytes: number, maxLineBytes = 256 << 20): AsyncIterable<LineBatch> {
+export async function* readLineBatches(bytes: AsyncIterable<Buffer>, batchBytes: number, maxLineBytes = 256 << 20, spare: Uint8Array[] = []): AsyncIterable<LineBatch> {
   let parts: Buffer[] = []; // complete lines of the batch, and their newlines
   let partsBytes = 0;
   let lines = 0;
@@ -118,10 +121,13 @@ export async function* readLineBatches(bytes: AsyncIterable<Buffer>, batchBytes:
   let overflow = false;
   const flush = (): LineBatch | undefined => {
     if (!lines) return undefined;
-    const out = Buffer.allocUnsafeSlow(partsBytes); // its own ArrayBuffer, never the shared pool
+    const out = batchBuffer(partsBytes, 2 * batchBytes, spare);
     let at = 0;
-    for (const p of parts) at += p.copy(out, at);
-    const batch = { firstLineNo, lines, bytes: new Uint8Array(out.buffer, 0, partsBytes) };
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    const batch = { firstLineNo, lines, bytes: out.subarray(0, partsBytes) };
     firstLineNo += lines;
     parts = [];
     partsBytes = 0;
@@ -174,3 +180,9 @@ export async function* readLineBatches(bytes: AsyncIterable<Buffer>, batchBytes:
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** A buffer with its own ArrayBuffer (it is transferred) of at least `need` bytes: a spare one when it is large enough. */
+function batchBuffer(need: number, size: number, spare: Uint8Array[]): Uint8Array {
+  for (let b = spare.pop(); b; b = spare.pop()) if (b.byteLength >= need) return b;
+  return new Uint8Array(Math.max(need, size));
+}

@@ -412,7 +412,9 @@ async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAcc
  */
 async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<[{ doc: Doc; seq: number }, TokenizeResult]> {
   let seq = 0;
-  for await (const batch of pool.mapLines(lineBatches(job, pool.lineBatchBytes))) {
+  const spare: Uint8Array[] = [];
+  for await (const batch of pool.mapLines(lineBatches(job, pool.lineBatchBytes, spare))) {
+    if (batch.spent) spare.push(batch.spent);
     job.ledger.input(batch.records);
     for (const o of batch.outcomes) {
       if ('drop' in o) job.ledger.drop(o.drop, o.message);
@@ -422,7 +424,7 @@ async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<
 }
 
 /** The inputs' lines in batches, undecoded; input bytes tallied as they are read; a file that fails counted as readJsonl counts it. */
-async function* lineBatches(job: PackJob, batchBytes: number): AsyncIterable<LineBatchJob> {
+async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[]): AsyncIterable<LineBatchJob> {
   const rank = job.rank.worldSize > 1 ? job.rank : undefined;
   for (const file of job.lineInputs!) {
     const size = job.bytes && file !== '-' ? sizeOf(file) : 0;
@@ -437,7 +439,7 @@ async function* lineBatches(job: PackJob, batchBytes: number): AsyncIterable<Lin
       }
     };
     try {
-      for await (const b of readLineBatches(tally(openBytes(file)), batchBytes)) {
+      for await (const b of readLineBatches(tally(openBytes(file)), batchBytes, undefined, spare)) {
         lines = b.firstLineNo + b.lines - 1;
         yield { ...b, file, textField: job.o.textField, rank };
       }

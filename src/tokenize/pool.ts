@@ -54,6 +54,8 @@ interface Reply {
   /** A batch of lines (mapLines): the records read, and each one's outcome in order. */
   records?: number;
   outcomes?: ({ drop: string; message: string } | { doc: Doc })[];
+  /** The batch of lines' buffer, handed back to be filled again. */
+  spent?: Uint8Array;
 }
 
 /** The records of one batch of lines, in input order: each dropped (reason, message), or a document with its tokens. */
@@ -61,6 +63,8 @@ export interface LinesResult {
   /** Lines that are records (not blank, this rank's): the ledger's input. */
   records: number;
   outcomes: ({ drop: string; message: string } | { doc: Doc; result: TokenizeResult })[];
+  /** The batch's buffer, no longer read: for readLineBatches to fill again. */
+  spent?: Uint8Array;
 }
 
 export class TokenizePool {
@@ -312,5 +316,5 @@ function linesResult(m: Reply): LinesResult {
   const results = splitBatch(m.result);
   let d = 0;
   const outcomes = m.outcomes!.map((o) => ('doc' in o ? { doc: o.doc, result: results[d++]! } : o));
-  return { records: m.records!, outcomes };
+  return { records: m.records!, outcomes, spent: m.spent };
 }

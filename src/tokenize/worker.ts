@@ -15,17 +15,18 @@ import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js
 const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, workerData.vocabulary);
 parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob }) => {
   const t0 = performance.now();
-  let reply: { batch: number; result: EncodedBatch; records?: number; outcomes?: LineOutcome[] };
+  let reply: { batch: number; result: EncodedBatch; records?: number; outcomes?: LineOutcome[]; spent?: Uint8Array };
   if (msg.lines) {
     const { records, outcomes, docs } = docsOfLines(msg.lines);
     const result = encodeBatch(tokenizer, docs.map(packRequest));
     // The main thread keeps what a chunk records of each document, not its text.
-    reply = { batch: msg.batch, result, records, outcomes: outcomes.map((o) => ('doc' in o ? { doc: { ...o.doc, text: '' } } : o)) };
+    // The batch's buffer goes back, to be filled again (readLineBatches' spare buffers).
+    reply = { batch: msg.batch, result, records, outcomes: outcomes.map((o) => ('doc' in o ? { doc: { ...o.doc, text: '' } } : o)), spent: new Uint8Array(msg.lines.bytes.buffer) };
   } else {
     reply = { batch: msg.batch, result: encodeBatch(tokenizer, msg.docs!) };
   }
   const r = reply.result;
-  const transfer = [r.ids, r.mask, r.boundaries, r.lens, r.boundaryCounts, r.masked].map((a) => a.buffer as ArrayBuffer);
+  const transfer = [r.ids, r.mask, r.boundaries, r.lens, r.boundaryCounts, r.masked, ...(reply.spent ? [reply.spent] : [])].map((a) => a.buffer as ArrayBuffer);
   parentPort!.postMessage({ ...reply, busyMs: performance.now() - t0 }, transfer);
 });
 parentPort!.postMessage({ ready: true });

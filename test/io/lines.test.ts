@@ -11,14 +11,15 @@ async function* chunked(bytes: Buffer, rng: Rng): AsyncIterable<Buffer> {
   }
 }
 
-test('readLineBatches holds the lines readLines reads: the same numbers, bytes and text, over-long lines alone, in any chunking', async () => {
+test('readLineBatches holds the lines readLines reads: the same numbers, bytes and text, over-long lines alone, in any chunking, with buffers handed back and filled again', async () => {
   const parts = ['{"a": 1}', '', 'café 😀\r', 'x'.repeat(70), '\u00a0', 'é'.repeat(30), '  ', 'last line, no newline'];
   const body = Buffer.concat([Buffer.from(parts.join('\n')), Buffer.from([0x0a, 0xff, 0x41])]); // a line that is not UTF-8 last
   for (let seed = 0; seed < 20; seed++) {
     const want = [];
     for await (const l of readLines(chunked(body, new Rng('lines', seed)), 64)) want.push(l);
     const got = [];
-    for await (const b of readLineBatches(chunked(body, new Rng('lines', seed)), 1 + (seed % 50), 64)) {
+    const spare: Uint8Array[] = []; // odd seeds hand each batch's buffer back, to be filled again
+    for await (const b of readLineBatches(chunked(body, new Rng('lines', seed)), 1 + (seed % 50), 64, spare)) {
       assert.equal(b.bytes.byteOffset, 0, 'a batch owns its buffer from its start');
       if (b.tooLong !== undefined) {
         assert.equal(b.lines, 1);
@@ -34,6 +35,7 @@ test('readLineBatches holds the lines readLines reads: the same numbers, bytes a
         at = nl + 1;
       }
       assert.equal(at, b.bytes.length, 'whole lines only');
+      if (seed % 2) spare.push(new Uint8Array(b.bytes.buffer));
     }
     assert.deepEqual(got, want, `seed ${seed}`);
     assert.ok(want.some((l) => l.error === 'line_too_long') && want.some((l) => l.error === 'invalid_utf8'));
