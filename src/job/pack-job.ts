@@ -414,7 +414,8 @@ async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<
   let seq = 0;
   const spare: Uint8Array[] = [];
   for await (const batch of pool.mapLines(lineBatches(job, pool.lineBatchBytes, spare))) {
-    if (batch.spent) spare.push(batch.spent);
+    // A buffer made for one huge line is let go: the spare ones stay about a batch each.
+    if (batch.spent && batch.spent.byteLength <= 4 * pool.lineBatchBytes) spare.push(batch.spent);
     job.ledger.input(batch.records);
     for (const o of batch.outcomes) {
       if ('drop' in o) job.ledger.drop(o.drop, o.message);
