@@ -50,46 +50,25 @@ export function decodeLine(buf: Uint8Array): string | null {
 /**
  * Splits a byte stream into lines without ever holding more than `maxLineBytes` of one line:
  * a longer line is skipped to its end and reported, so a huge line cannot exhaust memory.
+ * Each line is a batch of one (readLineBatches), decoded; its buffer is filled again by a later
+ * line once decoded.
  */
 export async function* readLines(bytes: AsyncIterable<Buffer>, maxLineBytes = 256 << 20): AsyncIterable<Line> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let overflow = false;
-  let lineNo = 0;
-  const emit = (): Line => {
-    lineNo++;
-    const size = pendingBytes;
-    if (overflow) {
-      pending = [];
-      pendingBytes = 0;
-      overflow = false;
-      return { lineNo, text: null, error: 'line_too_long', bytes: size };
+  const spare: Uint8Array[] = [];
+  for await (const b of readLineBatches(bytes, 1, maxLineBytes, spare)) {
+    if (b.tooLong !== undefined) {
+      yield { lineNo: b.firstLineNo, text: null, error: 'line_too_long', bytes: b.tooLong };
+      continue;
     }
-    const buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    const text = decodeLine(buf);
-    return text === null ? { lineNo, text: null, error: 'invalid_utf8', bytes: size } : { lineNo, text, bytes: size };
-  };
-  for await (const chunk of bytes) {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, start);
-      const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
-      pendingBytes += piece.length;
-      if (!overflow) {
-        if (pendingBytes > maxLineBytes) {
-          overflow = true;
-          pending = [];
-        } else if (piece.length) pending.push(piece); // a view: stream chunks are never written again
-      }
-      if (nl < 0) break;
-      yield emit();
-      start = nl + 1;
-    }
+    const raw = b.bytes.subarray(0, b.bytes.length - 1); // the line, without the newline the batch adds
+    const text = decodeLine(raw);
+    if (b.bytes.buffer.byteLength <= KEEP_LINE_BUFFER) spare.push(new Uint8Array(b.bytes.buffer));
+    yield text === null ? { lineNo: b.firstLineNo, text, error: 'invalid_utf8', bytes: raw.length } : { lineNo: b.firstLineNo, text, bytes: raw.length };
   }
-  if (pendingBytes > 0 || overflow) yield emit();
 }
+
+/** A line buffer up to this size is kept for the next line (a huge line's is let go). */
+const KEEP_LINE_BUFFER = 1 << 20;
 
 /**
  * Whole lines, undecoded, in one buffer of their own (so it can be transferred to a worker
