@@ -1,7 +1,8 @@
 /**
  * npm run bench:tokenize — each tokenizer backend on the e2e corpus (scripts/build-e2e-corpus.ts),
  * in one run, each measure in its own child process with its own peak RSS:
- *   tokenize  read + tokenize on one worker (MB/s per core), and a sha256 of every id in order
+ *   tokenize  read + tokenize on one worker (MB/s per core), the JSONL read as the pack job reads
+ *             it (lines parsed by the workers), and a sha256 of every id in order
  *   pack      the whole pack job on one worker
  * for the hf backend (@huggingface/tokenizers) and the fast one, then tokenize and pack with the
  * fast backend on 2 workers, so the one run also prints the issue's pack figures: pack MB/s per
@@ -38,14 +39,20 @@ async function child(mode: string, backend: ResolvedBackend, input: string, out:
   let tokens = 0;
   const hash = createHash('sha256');
   if (mode === 'tokenize') {
-    const { Ledger } = await import('../src/core/ledger.js');
-    const { readDocuments } = await import('../src/io/documents.js');
+    // Read as the pack job reads plain JSONL: batches of lines, decoded and parsed by the workers.
+    const { openBytes, readLineBatches } = await import('../src/io/lines.js');
     const { TokenizePool } = await import('../src/tokenize/pool.js');
     const pool = new TokenizePool({ workers, backend });
-    for await (const [, r] of pool.map(readDocuments([input], new Ledger()), (d) => ({ text: d.text, special_spans: d.special_spans }))) {
-      if (!r.ids) throw new Error(`a document failed to tokenize: ${r.error}`);
-      tokens += r.ids.length;
-      hash.update(new Uint8Array(r.ids.buffer, r.ids.byteOffset, r.ids.byteLength));
+    const batches = async function* () {
+      for await (const b of readLineBatches(openBytes(input), pool.lineBatchBytes)) yield { ...b, file: input };
+    };
+    for await (const { outcomes } of pool.mapLines(batches())) {
+      for (const o of outcomes) {
+        const r = 'doc' in o ? o.result : { ids: undefined, error: o.message };
+        if (!r.ids) throw new Error(`a document failed to tokenize: ${r.error}`);
+        tokens += r.ids.length;
+        hash.update(new Uint8Array(r.ids.buffer, r.ids.byteOffset, r.ids.byteLength));
+      }
     }
     await pool.close();
   } else {

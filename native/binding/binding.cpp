@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -23,11 +24,18 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
 }
 
 // new NativeTokenizer(byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits, ignoreMerges, cacheEntries)
-// encode(text) -> [ids, starts, ends]: one call per text, typed arrays out.
+// encodeInto(text, ids, starts, ends, at, base) -> n: one call per text, the tokens written
+// straight into the caller's arrays (a worker's batch buffer) at `at`, each range plus `base`.
+// When they do not fit it returns -n and writes nothing; copyLast(ids, starts, ends, at, base)
+// then writes the same tokens into arrays grown by the caller. No typed array is made per call:
+// three fresh ones a text (and their first-touch page faults, and their finalizers) cost the
+// worker more than the copies did.
 class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
  public:
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "NativeTokenizer", {InstanceMethod("encode", &NativeTokenizer::Encode), InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
+    return DefineClass(env, "NativeTokenizer",
+                       {InstanceMethod("encodeInto", &NativeTokenizer::EncodeInto), InstanceMethod("copyLast", &NativeTokenizer::CopyLast),
+                        InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
   }
 
   explicit NativeTokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTokenizer>(info) {
@@ -54,21 +62,60 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
   }
 
  private:
-  Napi::Value Encode(const Napi::CallbackInfo& info) {
+  // The three Int32Arrays and (at, base) of encodeInto/copyLast from info[from..from+5); false
+  // (a TypeError thrown) when they are not that.
+  static bool outputArgs(const Napi::CallbackInfo& info, size_t from, int32_t* arrays[3], size_t& capacity, size_t& at, int32_t& base) {
+    bool ok = info.Length() == from + 5 && info[from + 3].IsNumber() && info[from + 4].IsNumber();
+    capacity = SIZE_MAX;
+    for (size_t k = 0; ok && k < 3; k++) {
+      const Napi::Value v = info[from + k];
+      ok = v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array;
+      if (!ok) break;
+      auto a = v.As<Napi::Int32Array>();
+      arrays[k] = a.Data();
+      capacity = std::min(capacity, a.ElementLength());
+    }
+    if (!ok) {
+      Napi::TypeError::New(info.Env(), "NativeTokenizer: expects (ids, starts, ends: Int32Array, at, base)").ThrowAsJavaScriptException();
+      return false;
+    }
+    const double atValue = info[from + 3].As<Napi::Number>().DoubleValue();
+    at = atValue > 0 ? static_cast<size_t>(atValue) : 0;
+    base = info[from + 4].As<Napi::Number>().Int32Value();
+    return true;
+  }
+
+  // out_ into the arrays at `at` (ranges plus base) when it fits: its length, else -length.
+  Napi::Value WriteOut(Napi::Env env, int32_t* arrays[3], size_t capacity, size_t at, int32_t base) {
+    const size_t n = out_.ids.size();
+    if (at > capacity || capacity - at < n) return Napi::Number::New(env, -static_cast<double>(n));
+    if (n) std::memcpy(arrays[0] + at, out_.ids.data(), n * sizeof(int32_t));
+    int32_t* starts = arrays[1] + at;
+    int32_t* ends = arrays[2] + at;
+    for (size_t i = 0; i < n; i++) {
+      starts[i] = out_.starts[i] + base;
+      ends[i] = out_.ends[i] + base;
+    }
+    if (out_.ids.capacity() > (1u << 24)) out_ = midpack::Encoding();  // a huge text's scratch goes back
+    return Napi::Number::New(env, static_cast<double>(n));
+  }
+
+  Napi::Value EncodeInto(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!core_ || info.Length() != 1 || !info[0].IsString()) {
-      Napi::TypeError::New(env, "NativeTokenizer.encode expects a string").ThrowAsJavaScriptException();
+    int32_t* arrays[3];
+    size_t capacity = 0, at = 0;
+    int32_t base = 0;
+    if (!core_ || info.Length() < 1 || !info[0].IsString()) {
+      Napi::TypeError::New(env, "NativeTokenizer.encodeInto expects a string").ThrowAsJavaScriptException();
       return env.Undefined();
     }
+    if (!outputArgs(info, 1, arrays, capacity, at, base)) return env.Undefined();
     // The text into a buffer kept between calls (no string allocated per call).
     size_t length = 0;
     napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
     if (text_.size() < length + 1) text_.resize(length + 1);
     napi_get_value_string_utf16(env, info[0], text_.data(), length + 1, &length);
     out_.clear();
-    out_.ids.reserve(length / 3 + 16);
-    out_.starts.reserve(length / 3 + 16);
-    out_.ends.reserve(length / 3 + 16);
     try {
       core_->encode(text_.data(), length, out_);
     } catch (const std::exception& e) {
@@ -76,16 +123,16 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
       Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
       return env.Undefined();
     }
-    auto result = Napi::Array::New(env, 3);
-    const std::vector<int32_t>* parts[3] = {&out_.ids, &out_.starts, &out_.ends};
-    for (uint32_t k = 0; k < 3; k++) {
-      auto a = Napi::Int32Array::New(env, parts[k]->size());
-      if (!parts[k]->empty()) std::memcpy(a.Data(), parts[k]->data(), parts[k]->size() * sizeof(int32_t));
-      result.Set(k, a);
-    }
-    if (out_.ids.capacity() > (1u << 24)) out_ = midpack::Encoding();  // a huge text's scratch goes back
     if (text_.size() > (1u << 24)) std::vector<char16_t>().swap(text_);
-    return result;
+    return WriteOut(env, arrays, capacity, at, base);
+  }
+
+  Napi::Value CopyLast(const Napi::CallbackInfo& info) {
+    int32_t* arrays[3];
+    size_t capacity = 0, at = 0;
+    int32_t base = 0;
+    if (!outputArgs(info, 0, arrays, capacity, at, base)) return info.Env().Undefined();
+    return WriteOut(info.Env(), arrays, capacity, at, base);
   }
 
   Napi::Value CacheSize(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(core_ ? core_->cacheSize() : 0)); }

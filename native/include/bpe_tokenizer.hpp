@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace midpack {
@@ -62,6 +62,14 @@ class BpeTokenizer {
     int32_t rank;
     int32_t merged;
   };
+  // One slot of the flat table of merges, keyed by the pair (left id << 32 | right id); rank -1
+  // is an empty slot. A flat table, not a node-based map: the merge loop probes it for every
+  // adjacent pair of a piece not seen before, and that probe was a third of a worker's time.
+  struct PairSlot {
+    uint64_t key = 0;
+    Merge merge{-1, 0};
+  };
+  const Merge* findMerge(int32_t left, int32_t right) const;
   // One slot of the flat piece table: the vocabulary's tokens and the pieces already encoded, in
   // one open-addressing table keyed by the piece's bytes (one hash, one probe sequence). `value`
   // is a token id (>= 0) or ~offset of the piece's ids in pieceIdArena_ (then `count` ids).
@@ -75,7 +83,7 @@ class BpeTokenizer {
   uint8_t classOf(uint32_t cp) const { return cp < classes_.size() ? classes_[cp] : 0; }
   size_t pieceEnd(const std::u32string& cps, size_t i) const;
   void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
-  void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) const;
+  void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids);
   size_t findSlot(const char* bytes, size_t n, uint64_t hash) const;
   void insertSlot(const char* bytes, size_t n, uint64_t hash, size_t at, int32_t value, uint32_t count, bool cached);
   void clearCache();
@@ -87,7 +95,7 @@ class BpeTokenizer {
   int maxDigits_;
   bool ignoreMerges_;
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
-  std::unordered_map<uint64_t, Merge> pairs_;
+  std::vector<PairSlot> pairs_;      // a power of two, at most half full
   std::vector<uint32_t> tokenBytes_;  // byte length per id
   std::vector<Slot> slots_;           // a power of two, at most half full
   std::string vocabArena_;            // the vocabulary's keys (fixed)
@@ -100,6 +108,8 @@ class BpeTokenizer {
   std::string bytes_;
   std::vector<uint32_t> byteUnit_;
   std::vector<int32_t> pieceIds_;
+  std::vector<int32_t> sym_, prev_, next_;
+  std::vector<std::pair<int64_t, int32_t>> heap_;
 };
 
 }  // namespace midpack

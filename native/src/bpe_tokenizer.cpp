@@ -1,7 +1,8 @@
 #include "bpe_tokenizer.hpp"
 
 #include <cstring>
-#include <queue>
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <stdexcept>
 #include <utility>
@@ -65,6 +66,9 @@ inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c <
 
 inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 
+// The home slot of a pair in a table of `capacity` (a power of two) slots: the key's bits mixed.
+inline size_t pairSlotOf(uint64_t key, size_t capacity) { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1); }
+
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(BpeConfig config)
@@ -84,11 +88,20 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
   std::vector<std::string> bytes(static_cast<size_t>(maxId) + 1);
   for (int b = 0; b < 256; b++) bytes[static_cast<size_t>(byteIds_[b])] = std::string(1, static_cast<char>(b));
   size_t m = config.merges.size() / 3;
-  pairs_.reserve(m * 2);
+  size_t pairCapacity = 1024;
+  while (pairCapacity < 2 * m) pairCapacity *= 2;
+  pairs_.assign(pairCapacity, PairSlot());
   for (size_t r = 0; r < m; r++) {
     int32_t a = config.merges[3 * r], b = config.merges[3 * r + 1], c = config.merges[3 * r + 2];
     if (a < 0 || b < 0 || c < 0) throw std::invalid_argument("BpeTokenizer: negative id in a merge");
-    pairs_.emplace(pairKey(a, b), Merge{static_cast<int32_t>(r), c});
+    const uint64_t key = pairKey(a, b);
+    // The first merge of a pair wins (its rank is the lower), as the reference's map keeps it.
+    for (size_t i = pairSlotOf(key, pairCapacity);; i = (i + 1) & (pairCapacity - 1)) {
+      PairSlot& s = pairs_[i];
+      if (s.merge.rank >= 0 && s.key != key) continue;
+      if (s.merge.rank < 0) s = PairSlot{key, Merge{static_cast<int32_t>(r), c}};
+      break;
+    }
     bytes[static_cast<size_t>(c)] = bytes[static_cast<size_t>(a)] + bytes[static_cast<size_t>(b)];
   }
   tokenBytes_.resize(bytes.size());
@@ -291,36 +304,56 @@ void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>
   cached_++;
 }
 
+const BpeTokenizer::Merge* BpeTokenizer::findMerge(int32_t left, int32_t right) const {
+  const uint64_t key = pairKey(left, right);
+  const size_t mask = pairs_.size() - 1;
+  for (size_t i = pairSlotOf(key, pairs_.size());; i = (i + 1) & mask) {
+    const PairSlot& s = pairs_[i];
+    if (s.merge.rank < 0) return nullptr;
+    if (s.key == key) return &s.merge;
+  }
+}
+
 // The reference's BPE: merge the adjacent pair of lowest rank (leftmost on ties) until none is
-// listed, with a heap of candidate pairs and a linked list of symbols: O(n log n).
-void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) const {
+// listed, with a heap of candidate pairs and a linked list of symbols: O(n log n). The symbols,
+// links and heap are scratch kept between calls (a miss allocates nothing once they have grown).
+void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) {
   if (n == 0) return;
-  std::vector<int32_t> sym(n);
-  std::vector<int32_t> prev(n), next(n);
+  std::vector<int32_t>& sym = sym_;
+  std::vector<int32_t>& prev = prev_;
+  std::vector<int32_t>& next = next_;
+  sym.resize(n);
+  prev.resize(n);
+  next.resize(n);
   for (size_t k = 0; k < n; k++) {
     sym[k] = byteIds_[static_cast<uint8_t>(bytes[k])];
     prev[k] = static_cast<int32_t>(k) - 1;
     next[k] = k + 1 < n ? static_cast<int32_t>(k + 1) : -1;
   }
   using Cand = std::pair<int64_t, int32_t>;  // (rank << 32 | position, right symbol's position)
-  std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+  std::vector<Cand>& heap = heap_;
+  heap.clear();
+  const auto later = std::greater<Cand>();
   auto push = [&](int32_t left) {
     int32_t right = next[static_cast<size_t>(left)];
     if (right < 0) return;
-    auto it = pairs_.find(pairKey(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]));
-    if (it != pairs_.end()) heap.emplace((static_cast<int64_t>(it->second.rank) << 32) | left, right);
+    if (const Merge* m = findMerge(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)])) {
+      heap.emplace_back((static_cast<int64_t>(m->rank) << 32) | left, right);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
   };
   for (size_t k = 0; k + 1 < n; k++) push(static_cast<int32_t>(k));
   while (!heap.empty()) {
-    auto [key, right] = heap.top();
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end(), later);
+    auto [key, right] = heap.back();
+    heap.pop_back();
     int32_t left = static_cast<int32_t>(key & 0xFFFFFFFF);
     int32_t rank = static_cast<int32_t>(key >> 32);
     // Stale: a side was merged away since this pair was pushed.
     if (sym[static_cast<size_t>(left)] < 0 || next[static_cast<size_t>(left)] != right || sym[static_cast<size_t>(right)] < 0) continue;
-    auto it = pairs_.find(pairKey(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]));
-    if (it == pairs_.end() || it->second.rank != rank) continue;
-    sym[static_cast<size_t>(left)] = it->second.merged;
+    const Merge* m = findMerge(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]);
+    if (!m || m->rank != rank) continue;
+    sym[static_cast<size_t>(left)] = m->merged;
     sym[static_cast<size_t>(right)] = -1;
     int32_t after = next[static_cast<size_t>(right)];
     next[static_cast<size_t>(left)] = after;
@@ -329,6 +362,13 @@ void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>&
     push(left);
   }
   for (int32_t k = 0; k >= 0; k = next[static_cast<size_t>(k)]) ids.push_back(sym[static_cast<size_t>(k)]);
+  if (n > (1u << 20)) {
+    // A huge piece's scratch goes back.
+    std::vector<int32_t>().swap(sym_);
+    std::vector<int32_t>().swap(prev_);
+    std::vector<int32_t>().swap(next_);
+    std::vector<Cand>().swap(heap_);
+  }
 }
 
 }  // namespace midpack

@@ -1,8 +1,6 @@
 import { toDoc, RecordError, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 import { readJsonl } from './jsonl.js';
-import { readParquetRows } from './parquet.js';
-import { readArrowRows } from './arrow-rows.js';
 import { expandInputs } from './inputs.js';
 import { sizeOf } from './storage.js';
 
@@ -52,20 +50,33 @@ export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (ke
     counted += n;
     tally.read += n;
   } : undefined;
+  // The columnar readers (hyparquet, apache-arrow) are loaded when a file needs them: a JSONL
+  // job starts its tokenizer workers without waiting for their import.
   const rows = file.endsWith('.parquet')
-    ? mapRows(readParquetRows(file, ledger, undefined, owns), 'row')
+    ? mapRows(lazyRows(async () => (await import('./parquet.js')).readParquetRows(file, ledger, undefined, owns)), 'row')
     : file.endsWith('.arrow')
-      ? mapRows(readArrowRows(file, ledger, owns), 'row')
+      ? mapRows(lazyRows(async () => (await import('./arrow-rows.js')).readArrowRows(file, ledger, owns)), 'row')
       : mapRows(readJsonl(file, ledger, undefined, owns, onLine), 'line');
   for await (const { where, value } of rows) {
-    try {
-      yield toDoc(normalizeRow(value, opts.textField), where, file);
-    } catch (e) {
-      if (!(e instanceof RecordError)) throw e;
-      ledger.drop(e.reason, `${where}: ${e.message}`);
-    }
+    const doc = rowToDoc(value, where, file, opts.textField);
+    if ('drop' in doc) ledger.drop(doc.drop, doc.message);
+    else yield doc;
   }
   if (tally) tally.read += size - counted;
+}
+
+async function* lazyRows<R>(load: () => Promise<AsyncIterable<R>>): AsyncIterable<R> {
+  yield* await load();
+}
+
+/** A row (its value, and where it is) as a document, or the reason it is not one and a message naming it. */
+export function rowToDoc(value: unknown, where: string, file: string, textField?: string): Doc | { drop: string; message: string } {
+  try {
+    return toDoc(normalizeRow(value, textField), where, file);
+  } catch (e) {
+    if (!(e instanceof RecordError)) throw e;
+    return { drop: e.reason, message: `${where}: ${e.message}` };
+  }
 }
 
 async function* mapRows(

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { openBytes, readLines } from './lines.js';
+import { openBytes, readLines, type Line } from './lines.js';
 import { removeStaleTemps } from './stale.js';
 import { docToJson, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
@@ -26,12 +26,19 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
       yield rec;
     }
   } catch (e) {
-    // A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never the run.
-    const fault = unreadableFile(file, e);
-    if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
-    ledger.input();
-    ledger.drop(fault.reason, `${file}: ${fault.message} after line ${lines} (the ${lines} lines before it were read): ${(e as Error).message}`);
+    countFault(file, e, lines, ledger, owns);
   }
+}
+
+/**
+ * A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never
+ * the run: one record dropped under its reason, after `lines` lines read.
+ */
+export function countFault(file: string, e: unknown, lines: number, ledger: Ledger, owns?: (key: string) => boolean): void {
+  const fault = unreadableFile(file, e);
+  if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
+  ledger.input();
+  ledger.drop(fault.reason, `${file}: ${fault.message} after line ${lines} (the ${lines} lines before it were read): ${(e as Error).message}`);
 }
 
 /** The reason a file cannot be read to its end: its compression is broken, or it cannot be opened. */
@@ -46,21 +53,29 @@ export function unreadableFile(file: string, e: unknown): { reason: string; mess
 async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean, onLineBytes?: (bytes: number) => void): AsyncIterable<JsonRecord> {
   for await (const line of readLines(openBytes(file), maxLineBytes)) {
     onLineBytes?.(line.bytes + 1); // its newline too
-    if (line.text !== null && line.text.trim() === '') continue;
-    if (owns && !owns(`${file}:${line.lineNo}`)) continue;
+    const r = jsonlLine(file, line, owns);
+    if (r === undefined) continue;
     ledger.input();
-    if (line.text === null) {
-      ledger.drop(line.error!, `${file}:${line.lineNo}: ${line.error === 'invalid_utf8' ? 'line is not valid UTF-8' : `line of ${line.bytes} bytes is over the limit`}`);
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(line.text);
-    } catch (e) {
-      ledger.drop('malformed_json', `${file}:${line.lineNo}: ${(e as Error).message}`);
-      continue;
-    }
-    yield { file, lineNo: line.lineNo, value };
+    if ('drop' in r) ledger.drop(r.drop, r.message);
+    else yield { file, lineNo: line.lineNo, value: r.value };
+  }
+}
+
+/**
+ * One line of a JSONL file: undefined when it is not a record (blank, or another rank's), else
+ * a record that is dropped (its reason and message) or its parsed value. The pack job's workers
+ * read lines with this too (src/tokenize/line-docs.ts).
+ */
+export function jsonlLine(file: string, line: Line, owns?: (key: string) => boolean): { drop: string; message: string } | { value: unknown } | undefined {
+  if (line.text !== null && line.text.trim() === '') return undefined;
+  if (owns && !owns(`${file}:${line.lineNo}`)) return undefined;
+  if (line.text === null) {
+    return { drop: line.error!, message: `${file}:${line.lineNo}: ${line.error === 'invalid_utf8' ? 'line is not valid UTF-8' : `line of ${line.bytes} bytes is over the limit`}` };
+  }
+  try {
+    return { value: JSON.parse(line.text) };
+  } catch (e) {
+    return { drop: 'malformed_json', message: `${file}:${line.lineNo}: ${(e as Error).message}` };
   }
 }
 

@@ -10,6 +10,11 @@ import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
+import { packRequest, untokenizable, type TokenizeResult } from '../tokenize/encode.js';
+import type { LineBatchJob } from '../tokenize/line-docs.js';
+import { openBytes, readLineBatches } from '../io/lines.js';
+import { countFault } from '../io/jsonl.js';
+import { sizeOf } from '../io/storage.js';
 import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
 import { sha256File } from '../write/files.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
@@ -201,6 +206,8 @@ interface PackJob {
   ledger: Ledger;
   rank: RankInfo;
   docs: AsyncIterable<Doc>;
+  /** The input files when every one is plain JSONL: the workers read their lines (TokenizePool.mapLines). */
+  lineInputs: string[] | undefined;
   /**
    * Input checksums for the manifest, started by the write phase: that phase waits on disk
    * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
@@ -245,10 +252,11 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   };
   const bytes = source ? source.bytes : ByteTally.ofFiles(inputFiles);
   const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes });
+  const lineInputs = !source && inputFiles.every((f) => f.endsWith('.jsonl')) ? inputFiles : undefined;
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
   const progress = o.onProgress ?? (() => {});
-  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
 
 async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
@@ -357,7 +365,9 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
     await register(index);
   };
   try {
-    for await (const [{ doc, seq }, r] of pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), toRequest)) {
+    // Plain JSONL is read by the workers (a resumed run reads on this thread, to skip what it has).
+    const tokenized = job.lineInputs && resumeAccepted === 0 ? tokenizedLines(job, pool) : pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), ({ doc }) => packRequest(doc));
+    for await (const [{ doc, seq }, r] of tokenized) {
       chunks.accepted(seq);
       if (!r.ids) {
         const reason = r.reason ?? 'tokenize_failed';
@@ -384,17 +394,60 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
 async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAccepted: number): AsyncIterable<{ doc: Doc; seq: number }> {
   let seq = 0;
   for await (const doc of docs) {
-    if (doc.text.length === 0) {
-      ledger.drop('empty_text', `${doc.source} (${doc.id}): empty text`);
-      continue;
-    }
-    if (!isWellFormed(doc.text)) {
-      ledger.drop('invalid_unicode', `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates`);
+    const dropped = untokenizable(doc);
+    if (dropped) {
+      ledger.drop(dropped.drop, dropped.message);
       continue;
     }
     const s = seq++;
     if (s < resumeAccepted) continue; // in a resumed chunk, counted above
     yield { doc, seq: s };
+  }
+}
+
+/**
+ * The documents of plain JSONL inputs, read, checked and tokenized by the workers, with their
+ * sequence numbers: the ledger counts each batch's records and drops in input order, as
+ * readDocuments and acceptedDocs would have.
+ */
+async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<[{ doc: Doc; seq: number }, TokenizeResult]> {
+  let seq = 0;
+  const spare: Uint8Array[] = [];
+  for await (const batch of pool.mapLines(lineBatches(job, pool.lineBatchBytes, spare))) {
+    // A buffer made for one huge line is let go: the spare ones stay about a batch each.
+    if (batch.spent && batch.spent.byteLength <= 4 * pool.lineBatchBytes) spare.push(batch.spent);
+    job.ledger.input(batch.records);
+    for (const o of batch.outcomes) {
+      if ('drop' in o) job.ledger.drop(o.drop, o.message);
+      else yield [{ doc: o.doc, seq: seq++ }, o.result];
+    }
+  }
+}
+
+/** The inputs' lines in batches, undecoded; input bytes tallied as they are read; a file that fails counted as readJsonl counts it. */
+async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[]): AsyncIterable<LineBatchJob> {
+  const rank = job.rank.worldSize > 1 ? job.rank : undefined;
+  for (const file of job.lineInputs!) {
+    const size = job.bytes && file !== '-' ? sizeOf(file) : 0;
+    let counted = 0;
+    let lines = 0;
+    const tally = async function* (chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+      for await (const chunk of chunks) {
+        const n = Math.min(chunk.length, size - counted);
+        counted += n;
+        if (job.bytes) job.bytes.read += n;
+        yield chunk;
+      }
+    };
+    try {
+      for await (const b of readLineBatches(tally(openBytes(file)), batchBytes, undefined, spare)) {
+        lines = b.firstLineNo + b.lines - 1;
+        yield { ...b, file, textField: job.o.textField, rank };
+      }
+    } catch (e) {
+      countFault(file, e, lines, job.ledger, ownedBy(job.rank));
+    }
+    if (job.bytes) job.bytes.read += size - counted;
   }
 }
 
@@ -476,12 +529,6 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
   return tally.fragmented;
 }
 
-function toRequest({ doc }: { doc: Doc }) {
-  // Repositories cut at file starts, trajectories at turn starts; both repeat the header before the first boundary.
-  const boundaries = Array.isArray(doc.meta.boundaries) && (doc.kind === 'repo' || doc.kind === 'trajectory') ? (doc.meta.boundaries as number[]) : undefined;
-  return { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries };
-}
-
 /**
  * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (plan:N, bins:N, docs:N)
  * kills the process with SIGKILL right after the N-th tokenized chunk (planning pass that closed
@@ -502,9 +549,4 @@ async function describeInput(path: string): Promise<{ path: string; bytes: numbe
   const st = statSync(path);
   if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
   return { path, bytes: st.size, sha256: (await sha256File(path)).sha256 };
-}
-
-/** String.prototype.isWellFormed (Node 20) without the ES2024 lib typings. */
-function isWellFormed(s: string): boolean {
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 }

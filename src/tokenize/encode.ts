@@ -1,4 +1,4 @@
-import type { Span } from '../doc/document.js';
+import type { Doc, Span } from '../doc/document.js';
 import type { MidTokenizer } from './tokenizer.js';
 import { boundaryTokens, tokenLossMask } from './token-mask.js';
 import { TokenizeLimitError } from './limits.js';
@@ -36,4 +36,22 @@ export function encodeForPacking(tokenizer: MidTokenizer, req: TokenizeRequest):
   } catch (e) {
     return { error: (e as Error).message, reason: e instanceof TokenizeLimitError ? e.reason : undefined };
   }
+}
+
+/**
+ * Why a document cannot be tokenized, as its ledger reason and message; undefined when it can.
+ * The pack job checks this on the main thread (documents handed over as strings) or in its
+ * workers (documents read from JSONL there).
+ */
+export function untokenizable(doc: Doc): { drop: string; message: string } | undefined {
+  if (doc.text.length === 0) return { drop: 'empty_text', message: `${doc.source} (${doc.id}): empty text` };
+  if (!(doc.text as unknown as { isWellFormed(): boolean }).isWellFormed()) return { drop: 'invalid_unicode', message: `${doc.source} (${doc.id}): text has unpaired UTF-16 surrogates` };
+  return undefined;
+}
+
+/** What the pack step tokenizes of a document. */
+export function packRequest(doc: Doc): TokenizeRequest {
+  // Repositories cut at file starts, trajectories at turn starts; both repeat the header before the first boundary.
+  const boundaries = Array.isArray(doc.meta.boundaries) && (doc.kind === 'repo' || doc.kind === 'trajectory') ? (doc.meta.boundaries as number[]) : undefined;
+  return { text: doc.text, special_spans: doc.special_spans, loss_mask_spans: doc.loss_mask_spans, boundaries };
 }

@@ -59,31 +59,31 @@ export class NativeBpe {
     this.core = makeCore(tables, family.maxDigits, model?.ignore_merges === true, cacheEntries);
   }
 
-  /** Tokenizes `text` (normalized, well-formed) into `out`, each range offset by `base` and mapped through `map`. */
+  /**
+   * Tokenizes `text` (normalized, well-formed) into `out`, each range offset by `base` and mapped
+   * through `map`. The core writes straight into `out`'s arrays (one call; a second only when
+   * they must grow first).
+   */
   encodeInto(text: string, out: TokenBuffer, base: number, map: ((n: number, roundUp: boolean) => number) | null): void {
     if (text.length === 0) return;
-    let encoded: [Int32Array, Int32Array, Int32Array];
+    const k = out.length;
+    const shift = map ? 0 : base;
+    let n: number;
     try {
-      encoded = this.core.encode(text);
+      n = this.core.encodeInto(text, out.ids, out.starts, out.ends, k, shift);
     } catch (e) {
       const message = (e as Error).message;
       if (message.startsWith('piece_too_long: ')) throw new TokenizeLimitError('piece_too_long', message.slice(16));
       throw e;
     }
-    const [ids, starts, ends] = encoded;
-    const n = ids.length;
-    out.reserve(n);
-    const k = out.length;
-    out.ids.set(ids, k);
+    if (n < 0) {
+      out.reserve(-n);
+      n = this.core.copyLast(out.ids, out.starts, out.ends, k, shift);
+    }
     if (map) {
-      for (let i = 0; i < n; i++) {
-        out.starts[k + i] = base + map(starts[i]!, false);
-        out.ends[k + i] = base + map(ends[i]!, true);
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        out.starts[k + i] = base + starts[i]!;
-        out.ends[k + i] = base + ends[i]!;
+      for (let i = k; i < k + n; i++) {
+        out.starts[i] = base + map(out.starts[i]!, false);
+        out.ends[i] = base + map(out.ends[i]!, true);
       }
     }
     out.length = k + n;

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
 import { splitBatch, type EncodedBatch } from './batch.js';
+import type { Doc } from '../doc/document.js';
+import type { LineBatchJob } from './line-docs.js';
 import { sharedVocabulary, type ResolvedBackend } from './tokenizer.js';
 
 /**
@@ -49,12 +51,26 @@ interface Reply {
   batch: number;
   result: EncodedBatch;
   busyMs: number;
+  /** A batch of lines (mapLines): the records read, and each one's outcome in order. */
+  records?: number;
+  outcomes?: ({ drop: string; message: string } | { doc: Doc })[];
+  /** The batch of lines' buffer, handed back to be filled again. */
+  spent?: Uint8Array;
+}
+
+/** The records of one batch of lines, in input order: each dropped (reason, message), or a document with its tokens. */
+export interface LinesResult {
+  /** Lines that are records (not blank, this rank's): the ledger's input. */
+  records: number;
+  outcomes: ({ drop: string; message: string } | { doc: Doc; result: TokenizeResult })[];
+  /** The batch's buffer, no longer read: for readLineBatches to fill again. */
+  spent?: Uint8Array;
 }
 
 export class TokenizePool {
   private readonly workers: Worker[] = [];
   private readonly ready: Promise<void>[] = [];
-  private run: PoolRun<unknown> | undefined;
+  private run: PoolRun<unknown, unknown> | undefined;
   private closing = false;
   /** Set when a worker died outside a map(): the next map() reports it instead of waiting forever. */
   private dead: Error | undefined;
@@ -98,22 +114,46 @@ export class TokenizePool {
 
   /** Maps items to tokenized results, in order. `toRequest` picks what to tokenize from an item. */
   async *map<T>(items: AsyncIterable<T>, toRequest: (item: T) => TokenizeRequest): AsyncIterable<[T, TokenizeResult]> {
+    const zip = (sent: T[], m: Reply) => {
+      const results = splitBatch(m.result);
+      return sent.map((it, i): [T, TokenizeResult] => [it, results[i]!]);
+    };
+    yield* this.runMap(zip, (run) => run.pump(items, toRequest));
+  }
+
+  /**
+   * Batches of JSONL lines, undecoded, read and tokenized by the workers: the main thread only
+   * reads bytes and hands each batch over (its buffer transferred, not copied), so decoding,
+   * parsing and checking the documents is spread over the workers instead of holding up the
+   * thread that feeds them all. One result a batch, in input order.
+   */
+  async *mapLines(batches: AsyncIterable<LineBatchJob>): AsyncIterable<LinesResult> {
+    yield* this.runMap((_sent: LineBatchJob[], m: Reply) => [linesResult(m)], (run) => run.pumpEach(batches));
+  }
+
+  private async *runMap<T, Y>(expand: (sent: T[], m: Reply) => Y[], pump: (run: PoolRun<T, Y>) => Promise<void>): AsyncIterable<Y> {
     if (this.run) throw new Error('TokenizePool.map: one map at a time');
     await Promise.all(this.ready);
     if (this.dead) throw this.dead;
     const batchChars = this.opts.batchChars ?? 1 << 18;
     const depth = this.opts.depth ?? 4;
-    const run = new PoolRun<T>(this.workers, this.batchIds, { batchChars, batchDocs: this.opts.batchDocs ?? 512, workerChars: depth * batchChars, maxOutstanding: 2 * depth * this.size });
-    this.run = run as PoolRun<unknown>;
+    const limits = { batchChars, batchDocs: this.opts.batchDocs ?? 512, workerChars: depth * batchChars, maxOutstanding: 2 * depth * this.size };
+    const run = new PoolRun<T, Y>(this.workers, this.batchIds, limits, expand);
+    this.run = run as unknown as PoolRun<unknown, unknown>;
     const t0 = performance.now();
     try {
-      void run.pump(items, toRequest);
+      void pump(run);
       yield* run.results();
     } finally {
       run.stop();
       this.run = undefined;
       this.stats.wallMs += performance.now() - t0;
     }
+  }
+
+  /** Bytes of lines a batch of mapLines holds, about (the same budget as a batch's characters). */
+  get lineBatchBytes(): number {
+    return this.opts.batchChars ?? 1 << 18;
   }
 
   /** Stops the workers (their memory goes back to the system); a second call waits on the first. */
@@ -137,8 +177,8 @@ interface RunLimits {
 }
 
 /** One map(): a pump that reads and sends, and the in-order results, meeting in this state. */
-class PoolRun<T> {
-  private readonly done = new Map<number, [T, TokenizeResult][]>();
+class PoolRun<T, Y> {
+  private readonly done = new Map<number, Y[]>();
   /** By batch message id: the batch's place in the input, its items, and where it went. */
   private readonly sentItems = new Map<number, { seq: number; items: T[]; chars: number; worker: number }>();
   private readonly queuedChars: number[];
@@ -155,6 +195,8 @@ class PoolRun<T> {
     private readonly workers: Worker[],
     private readonly batchIds: { next: number },
     private readonly limits: RunLimits,
+    /** A batch's reply as what the caller takes, given the items sent in it. */
+    private readonly expand: (sent: T[], m: Reply) => Y[],
   ) {
     this.queuedChars = new Array(workers.length).fill(0);
   }
@@ -164,7 +206,7 @@ class PoolRun<T> {
     let batch: T[] = [];
     let requests: TokenizeRequest[] = [];
     let chars = 0;
-    try {
+    await this.pumping(async () => {
       for await (const item of items) {
         if (this.stopped) return;
         const req = toRequest(item);
@@ -173,12 +215,29 @@ class PoolRun<T> {
         chars += req.text.length;
         if (chars < this.limits.batchChars && batch.length < this.limits.batchDocs) continue;
         if (!(await this.room())) return;
-        this.send(batch, requests, chars);
+        this.send(batch, { docs: requests }, chars, []);
         batch = [];
         requests = [];
         chars = 0;
       }
-      if (batch.length && (await this.room())) this.send(batch, requests, chars);
+      if (batch.length && (await this.room())) this.send(batch, { docs: requests }, chars, []);
+    });
+  }
+
+  /** Sends each item as a batch of its own (a batch of lines), its bytes transferred. */
+  async pumpEach(items: AsyncIterable<T & LineBatchJob>): Promise<void> {
+    await this.pumping(async () => {
+      for await (const item of items) {
+        if (this.stopped || !(await this.room())) return;
+        this.send([item], { lines: item }, Math.max(1, item.bytes.length), item.bytes.length ? [item.bytes.buffer as ArrayBuffer] : []);
+      }
+    });
+  }
+
+  /** Runs a pump: a failure fails the map, and the results learn when the input ends. */
+  private async pumping(body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
     } catch (e) {
       this.fail(e);
     } finally {
@@ -195,13 +254,13 @@ class PoolRun<T> {
     return !this.stopped;
   }
 
-  private send(items: T[], docs: TokenizeRequest[], chars: number): void {
+  private send(items: T[], message: object, chars: number, transfer: ArrayBuffer[]): void {
     let worker = 0;
     for (let w = 1; w < this.queuedChars.length; w++) if (this.queuedChars[w]! < this.queuedChars[worker]!) worker = w;
     const id = this.batchIds.next++;
     this.queuedChars[worker]! += chars;
     this.sentItems.set(id, { seq: this.sent++, items, chars, worker });
-    this.workers[worker]!.postMessage({ batch: id, docs });
+    this.workers[worker]!.postMessage({ batch: id, ...message }, transfer);
   }
 
   onReply(worker: number, m: Reply): void {
@@ -209,11 +268,7 @@ class PoolRun<T> {
     if (!sent || sent.worker !== worker) return;
     this.sentItems.delete(m.batch);
     this.queuedChars[worker]! -= sent.chars;
-    const results = splitBatch(m.result);
-    this.done.set(
-      sent.seq,
-      sent.items.map((it, i) => [it, results[i]!]),
-    );
+    this.done.set(sent.seq, this.expand(sent.items, m));
     this.notify();
   }
 
@@ -239,7 +294,7 @@ class PoolRun<T> {
   }
 
   /** The results in input order, each batch as soon as it and all before it are back. */
-  async *results(): AsyncIterable<[T, TokenizeResult]> {
+  async *results(): AsyncIterable<Y> {
     for (;;) {
       if (this.failed) throw this.failure;
       const ready = this.done.get(this.taken);
@@ -254,4 +309,12 @@ class PoolRun<T> {
       await new Promise<void>((resolve) => (this.wakeResults = resolve));
     }
   }
+}
+
+/** A batch of lines' reply: its outcomes, each document with its slice of the batch's tokens. */
+function linesResult(m: Reply): LinesResult {
+  const results = splitBatch(m.result);
+  let d = 0;
+  const outcomes = m.outcomes!.map((o) => ('doc' in o ? { doc: o.doc, result: results[d++]! } : o));
+  return { records: m.records!, outcomes, spent: m.spent };
 }

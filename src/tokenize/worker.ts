@@ -1,20 +1,32 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadTokenizer } from './tokenizer.js';
-import { encodeBatch } from './batch.js';
-import type { TokenizeRequest } from './encode.js';
+import { encodeBatch, type EncodedBatch } from './batch.js';
+import { packRequest, type TokenizeRequest } from './encode.js';
+import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js';
 
 /**
- * A tokenizer worker: receives batches of documents, replies with one EncodedBatch per batch
- * (its typed arrays transferred, not copied) and the time it spent, so the pool can report
- * how busy its workers were.
+ * A tokenizer worker: receives batches of documents, or of JSONL lines to read first
+ * (TokenizePool.mapLines), replies with one EncodedBatch per batch (its typed arrays
+ * transferred, not copied) and the time it spent, so the pool can report how busy its workers
+ * were.
  */
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
 // The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
 const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, workerData.vocabulary);
-parentPort!.on('message', (msg: { batch: number; docs: TokenizeRequest[] }) => {
+parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob }) => {
   const t0 = performance.now();
-  const result = encodeBatch(tokenizer, msg.docs);
-  const transfer = [result.ids, result.mask, result.boundaries, result.lens, result.boundaryCounts, result.masked].map((a) => a.buffer as ArrayBuffer);
-  parentPort!.postMessage({ batch: msg.batch, result, busyMs: performance.now() - t0 }, transfer);
+  let reply: { batch: number; result: EncodedBatch; records?: number; outcomes?: LineOutcome[]; spent?: Uint8Array };
+  if (msg.lines) {
+    const { records, outcomes, docs } = docsOfLines(msg.lines);
+    const result = encodeBatch(tokenizer, docs.map(packRequest));
+    // The main thread keeps what a chunk records of each document, not its text.
+    // The batch's buffer goes back, to be filled again (readLineBatches' spare buffers).
+    reply = { batch: msg.batch, result, records, outcomes: outcomes.map((o) => ('doc' in o ? { doc: { ...o.doc, text: '' } } : o)), spent: new Uint8Array(msg.lines.bytes.buffer) };
+  } else {
+    reply = { batch: msg.batch, result: encodeBatch(tokenizer, msg.docs!) };
+  }
+  const r = reply.result;
+  const transfer = [r.ids, r.mask, r.boundaries, r.lens, r.boundaryCounts, r.masked, ...(reply.spent ? [reply.spent] : [])].map((a) => a.buffer as ArrayBuffer);
+  parentPort!.postMessage({ ...reply, busyMs: performance.now() - t0 }, transfer);
 });
 parentPort!.postMessage({ ready: true });

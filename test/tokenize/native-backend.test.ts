@@ -77,3 +77,30 @@ test('native backend: the table of encoded pieces stays within its configured si
   for (let i = 0; i < 2000; i++) core.encodeInto(`zq${rng.int(0, 1e9).toString(36)}x `, out, 0, null);
   assert.ok(core.cacheSize() > 0 && core.cacheSize() <= 64, `cache size ${core.cacheSize()}`);
 });
+
+test('native backend: tokens go straight into the batch buffer, growing it when they do not fit, with ranges offset and mapped', async () => {
+  const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
+  const core = new NativeBpe(prepared.parts, prepared.tables!);
+  const texts = ['const x = 1;\r\n// naïve café 😀 \u{1F600}x', 'a'.repeat(5000) + ' ' + '日本語のテキスト'.repeat(50), unicodeFuzz('native-into', 3000)].map(wellFormed);
+  for (const text of texts) {
+    const roomy = new TokenBuffer(1 << 16);
+    core.encodeInto(text, roomy, 0, null);
+    const n = roomy.length;
+    assert.ok(n > 2, 'tokens');
+    // A buffer holding two tokens already, far too small: the tokens land after them, each range plus the base.
+    const tight = new TokenBuffer(2);
+    tight.push(7, 0, 1);
+    tight.push(8, 1, 2);
+    core.encodeInto(text, tight, 100, null);
+    assert.equal(tight.length, n + 2);
+    assert.deepEqual(Array.from(tight.ids.subarray(0, 2)), [7, 8], 'earlier tokens kept when the buffer grows');
+    assert.deepEqual(tight.ids.subarray(2, n + 2), roomy.ids.subarray(0, n), 'ids');
+    assert.deepEqual(Array.from(tight.starts.subarray(2, n + 2)), Array.from(roomy.starts.subarray(0, n), (s) => s + 100), 'starts plus base');
+    assert.deepEqual(Array.from(tight.ends.subarray(2, n + 2)), Array.from(roomy.ends.subarray(0, n), (e) => e + 100), 'ends plus base');
+    // Through a map (NFC's offsets back to the original): the base is added after the map.
+    const mapped = new TokenBuffer(1);
+    core.encodeInto(text, mapped, 10, (x, up) => 2 * x + (up ? 1 : 0));
+    assert.deepEqual(Array.from(mapped.starts.subarray(0, n)), Array.from(roomy.starts.subarray(0, n), (s) => 10 + 2 * s), 'mapped starts');
+    assert.deepEqual(Array.from(mapped.ends.subarray(0, n)), Array.from(roomy.ends.subarray(0, n), (e) => 10 + 2 * e + 1), 'mapped ends');
+  }
+});
