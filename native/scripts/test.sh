@@ -26,7 +26,7 @@ planner_build=$!
 segments_build=$!
 "${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
-  -I"$here/include" "$here/src/bpe_tokenizer.cpp" "$here/test/test_bpe_tokenizer.cpp" -o "$out/test_bpe_tokenizer" &
+  -I"$here/include" "$here/src/bpe_tokenizer.cpp" "$here/src/splitters.cpp" "$here/test/test_bpe_tokenizer.cpp" -o "$out/test_bpe_tokenizer" &
 tokenizer_build=$!
 built=0
 wait "$packer_build" || built=1

@@ -123,7 +123,10 @@ interface NativeBinding {
   /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
-  NativeTokenizer: new (byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number) => {
+  NativeTokenizer: new (
+    byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,
+    tokenLengths: Int32Array, tokenBytes: Uint8Array, pattern: number,
+  ) => {
     encode(text: string): [Int32Array, Int32Array, Int32Array];
     cacheSize(): number;
   };
