@@ -4,7 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
-import { checkNativePipeline, NativeBpe } from '../../src/tokenize/native-bpe.js';
+import { checkNativePipeline, nativeClasses, NativeBpe } from '../../src/tokenize/native-bpe.js';
+import { REFERENCE_CLASSES } from '../../src/tokenize/unicode-classes-table.js';
 import { prepareTokenizer } from '../../src/tokenize/prepared.js';
 import { TokenBuffer } from '../../src/tokenize/token-buffer.js';
 import { Rng } from '../../src/core/random.js';
@@ -95,6 +96,23 @@ for (const name of Object.keys(TOKENIZERS)) {
     for (const text of long) await assertNative(native, other, reference, text, `${JSON.stringify(text.slice(0, 12))} x${text.length}`);
   });
 }
+
+test('the native class bits are the reference classes of every code point; every letter is in one of o200k\'s two letter classes', () => {
+  const t = nativeClasses();
+  const sets = Object.fromEntries(Object.entries(REFERENCE_CLASSES).map(([name, r]) => {
+    const m = new Uint8Array(0x110000);
+    for (let i = 0; i < r.length; i += 2) m.fill(1, r[i]!, r[i + 1]! + 1);
+    return [name, m];
+  }));
+  const has = (name: string, c: number) => sets[name]![c] === 1;
+  for (let c = 0; c < 0x110000; c++) {
+    const want = (has('L', c) ? 1 : 0) | (has('N', c) ? 2 : 0) | (has('s', c) ? 4 : 0) | (has('M', c) ? 8 : 0) | (has('P', c) ? 16 : 0) | (has('S', c) ? 32 : 0) |
+      (has('Lu', c) || has('Lt', c) || has('Lm', c) || has('Lo', c) ? 64 : 0) | (has('Ll', c) || has('Lm', c) || has('Lo', c) ? 128 : 0);
+    if (t[c] !== want) assert.fail(`U+${c.toString(16)}: native class bits ${t[c]}, the reference's ${want}`);
+    // o200k's letter alternatives take every \p{L} (so its Split removes nothing the other alternatives leave).
+    if (has('L', c) && !(want & (64 | 128))) assert.fail(`U+${c.toString(16)} is \\p{L} but in none of Lu, Ll, Lt, Lm, Lo`);
+  }
+});
 
 test('native backend: the table of encoded pieces stays within its configured size', async () => {
   const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
