@@ -89,6 +89,16 @@ class BpeTokenizer {
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
   std::unordered_map<uint64_t, Merge> pairs_;
   std::vector<uint32_t> tokenBytes_;  // byte length per id
+  // In front of slots_: the last single-token pieces of up to 8 bytes, direct-mapped by their
+  // bytes packed in a word (small enough to stay in the core's cache; a piece's ids never change,
+  // so an entry is never stale).
+  struct HotPiece {
+    uint64_t word = 0;
+    int32_t id = -1;
+    uint32_t length = 0;
+  };
+  static constexpr int kHotBits = 12;
+  std::vector<HotPiece> hot_;
   std::vector<Slot> slots_;           // a power of two, at most half full
   std::string vocabArena_;            // the vocabulary's keys (fixed)
   std::string cacheArena_;            // the cached pieces' keys (emptied with the cache)

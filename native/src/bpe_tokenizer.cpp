@@ -99,6 +99,7 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
   size_t capacity = 1024;
   while (capacity < 2 * (tokens + cacheEntries_)) capacity *= 2;
   slots_.assign(capacity, Slot());
+  hot_.assign(size_t{1} << kHotBits, HotPiece());
   addVocabulary(bytes, vocabulary && !ignoreMerges_);
 }
 
@@ -245,14 +246,27 @@ void BpeTokenizer::emitPiece(size_t first, size_t last, bool ascii, Encoding& ou
 }
 
 void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
+  // Most pieces of real text are short single tokens seen a moment ago: a word compare first.
+  uint64_t word = 0;
+  HotPiece* hot = nullptr;
+  if (n <= 8) {
+    std::memcpy(&word, bytes, n);
+    hot = &hot_[((word ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kHotBits)];
+    if (hot->length == n && hot->word == word) {
+      ids.push_back(hot->id);
+      return;
+    }
+  }
   // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
-  // bytes are that token; otherwise the merges of a token's own bytes end in it whenever they
-  // are listed in rank order (the TypeScript side checks that before it picks this backend).
+  // bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
+  // only such tokens: addVocabulary).
   uint64_t h = hashBytes(bytes, n);
   size_t at = findSlot(bytes, n, h);
   const Slot& hit = slots_[at];
-  if (hit.state == 1) {
-    ids.push_back(hit.value);
+  if (hit.state == 1 || (hit.state == 2 && hit.count == 1)) {
+    int32_t id = hit.state == 1 ? hit.value : pieceIdArena_[static_cast<size_t>(hit.value)];
+    ids.push_back(id);
+    if (hot) *hot = HotPiece{word, id, static_cast<uint32_t>(n)};
     return;
   }
   if (hit.state == 2) {
