@@ -15,7 +15,8 @@ import { checkNativePipeline, NativeBpe } from './native-bpe.js';
  * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the JavaScript
  * port of the reference), `fast` is FastBpe (the same ids, checked on load), `native` the C++
  * core (NativeBpe: the fast backend's tables, a splitter written for the pattern); `auto` is
- * native where it has a splitter for the pattern, else fast wherever it is exact, else hf.
+ * native where the native core reproduces the model and has a splitter for the pattern, else
+ * fast wherever it is exact, else hf.
  * The ids are the same either way, so the backend is not part of what a resumed run must match.
  */
 export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast', 'native'] as const;
