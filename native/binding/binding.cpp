@@ -23,7 +23,8 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
   return out;
 }
 
-// new NativeTokenizer(byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits, ignoreMerges, cacheEntries)
+// new NativeTokenizer(byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits, ignoreMerges, cacheEntries,
+//                     tokenLengths: Int32Array, tokenBytes: Uint8Array, pattern: number)
 // encodeInto(text, ids, starts, ends, at, base) -> n: one call per text, the tokens written
 // straight into the caller's arrays (a worker's batch buffer) at `at`, each range plus `base`.
 // When they do not fit it returns -n and writes nothing; copyLast(ids, starts, ends, at, base)
@@ -40,8 +41,8 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
 
   explicit NativeTokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTokenizer>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() != 6 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray()) {
-      Napi::TypeError::New(env, "NativeTokenizer expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries)").ThrowAsJavaScriptException();
+    if (info.Length() != 9 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !info[6].IsTypedArray() || !info[7].IsTypedArray()) {
+      Napi::TypeError::New(env, "NativeTokenizer expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries, Int32Array, Uint8Array, pattern)").ThrowAsJavaScriptException();
       return;
     }
     auto byteIds = info[0].As<Napi::Int32Array>();
@@ -54,6 +55,11 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     config.maxDigits = info[3].As<Napi::Number>().Int32Value();
     config.ignoreMerges = info[4].As<Napi::Boolean>().Value();
     config.cacheEntries = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
+    auto tokenLengths = info[6].As<Napi::Int32Array>();
+    auto tokenBytes = info[7].As<Napi::Uint8Array>();
+    config.tokenLengths.assign(tokenLengths.Data(), tokenLengths.Data() + tokenLengths.ElementLength());
+    config.tokenBytes.assign(reinterpret_cast<const char*>(tokenBytes.Data()), tokenBytes.ElementLength());
+    config.pattern = static_cast<midpack::SplitPattern>(info[8].As<Napi::Number>().Int32Value());
     try {
       core_ = std::make_unique<midpack::BpeTokenizer>(std::move(config));
     } catch (const std::exception& e) {

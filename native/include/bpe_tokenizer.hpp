@@ -1,11 +1,7 @@
-// A byte-level BPE tokenizer core with the Rust reference's ids, for the pre-tokenizer pattern
-// family of Qwen2/2.5/3 and Llama-3:
-//
-//   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,K}| ?[^\s\p{L}\p{N}]+[\r\n]*
-//   |\s*[\r\n]+|\s+(?!\S)|\s+
-//
-// split by hand (no regex engine), with the Unicode classes given by the caller (the table the
-// TypeScript side generated from the reference). Each piece is looked up in the vocabulary, then
+// A byte-level BPE tokenizer core with the Rust reference's ids, for the pre-tokenizer patterns
+// of Qwen2/2.5/3, Llama-3, DeepSeek-V3 and GPT-4o, split by hand (splitters.hpp: no regex
+// engine), with the Unicode classes given by the caller (the table the TypeScript side generated
+// from the reference). Each piece is looked up in the vocabulary, then
 // in a bounded table of pieces already encoded (one flat table for both, one probe); on a miss the reference's merge algorithm runs
 // (lowest merge rank first, leftmost on ties) in O(n log n). Every token gets its range in UTF-16
 // units of the input: a token owns each code point it holds a byte of.
@@ -17,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "splitters.hpp"
+
 namespace midpack {
 
 struct BpeConfig {
@@ -24,20 +22,24 @@ struct BpeConfig {
   std::vector<int32_t> byteIds;
   // (left, right, merged) ids per merge, in merge order (the order is the rank).
   std::vector<int32_t> merges;
-  // Per code point (0..0x10FFFF): bit 1 letter (\p{L}), bit 2 number (\p{N}), bit 4 white space (\s).
+  // Per code point (0..0x10FFFF): CharClass bits (splitters.hpp).
   std::vector<uint8_t> classes;
-  // K in \p{N}{1,K}.
+  // The Split pattern, and K in kQwen's \p{N}{1,K}.
+  SplitPattern pattern = SplitPattern::kQwen;
   int maxDigits = 1;
-  // BPE's ignore_merges: a piece that is a vocabulary token is that token.
+  // BPE's ignore_merges: a piece that is a vocabulary token is that token, before any merge.
   bool ignoreMerges = false;
+  // The vocabulary: each id's byte length (0 where no token) and their bytes, in id order. When
+  // empty, the tokens are the single bytes and what the merges make. Without ignore_merges a
+  // token is looked up whole only when the merges of its own bytes reach it (checked here).
+  std::vector<int32_t> tokenLengths;
+  std::string tokenBytes;
   // Pieces kept in the table of pieces already encoded, and the longest piece kept (bytes).
   size_t cacheEntries = 1 << 16;
   size_t cacheMaxBytes = 256;
   // A piece longer than this is refused (std::length_error): its merges would hold O(n) memory.
   size_t maxPieceBytes = 16u << 20;
 };
-
-enum CharClass : uint8_t { kLetter = 1, kNumber = 2, kSpace = 4 };
 
 struct Encoding {
   std::vector<int32_t> ids, starts, ends;
@@ -80,8 +82,7 @@ class BpeTokenizer {
     uint16_t count = 0;
     uint8_t state = 0;  // 0 empty, 1 vocabulary, 2 cached piece
   };
-  uint8_t classOf(uint32_t cp) const { return cp < classes_.size() ? classes_[cp] : 0; }
-  size_t pieceEnd(const std::u32string& cps, size_t i) const;
+  void addVocabulary(const std::vector<std::string>& bytes, bool verify);
   void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
   void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids);
   size_t findSlot(const char* bytes, size_t n, uint64_t hash) const;
@@ -91,12 +92,21 @@ class BpeTokenizer {
   const char* keyOf(const Slot& s) const { return (s.state == 2 ? cacheArena_ : vocabArena_).data() + s.keyOffset; }
 
   std::vector<int32_t> byteIds_;
-  std::vector<uint8_t> classes_;
-  int maxDigits_;
+  Splitter splitter_;
   bool ignoreMerges_;
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
   std::vector<PairSlot> pairs_;      // a power of two, at most half full
   std::vector<uint32_t> tokenBytes_;  // byte length per id
+  // In front of slots_: the last single-token pieces of up to 8 bytes, direct-mapped by their
+  // bytes packed in a word (small enough to stay in the core's cache; a piece's ids never change,
+  // so an entry is never stale).
+  struct HotPiece {
+    uint64_t word = 0;
+    int32_t id = -1;
+    uint32_t length = 0;
+  };
+  static constexpr int kHotBits = 12;
+  std::vector<HotPiece> hot_;
   std::vector<Slot> slots_;           // a power of two, at most half full
   std::string vocabArena_;            // the vocabulary's keys (fixed)
   std::string cacheArena_;            // the cached pieces' keys (emptied with the cache)

@@ -1,7 +1,7 @@
 #include "bpe_tokenizer.hpp"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <stdexcept>
@@ -10,21 +10,6 @@
 namespace midpack {
 
 namespace {
-
-inline bool isNewline(uint32_t c) { return c == '\r' || c == '\n'; }
-
-inline uint32_t lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-// (?i:'s|'t|'re|'ve|'m|'ll|'d) at i: its length in code points, or 0.
-size_t contraction(const std::u32string& s, size_t i) {
-  if (s[i] != '\'' || i + 1 >= s.size()) return 0;
-  uint32_t a = lower(s[i + 1]);
-  if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
-  if (i + 2 >= s.size()) return 0;
-  uint32_t b = lower(s[i + 2]);
-  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
-  return 0;
-}
 
 void appendUtf8(std::string& out, uint32_t c) {
   if (c < 0x80) {
@@ -73,8 +58,7 @@ inline size_t pairSlotOf(uint64_t key, size_t capacity) { return static_cast<siz
 
 BpeTokenizer::BpeTokenizer(BpeConfig config)
     : byteIds_(std::move(config.byteIds)),
-      classes_(std::move(config.classes)),
-      maxDigits_(config.maxDigits),
+      splitter_(config.pattern, config.maxDigits, std::move(config.classes)),
       ignoreMerges_(config.ignoreMerges),
       cacheEntries_(config.cacheEntries),
       cacheMaxBytes_(config.cacheMaxBytes),
@@ -84,9 +68,21 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
   int32_t maxId = 0;
   for (int32_t id : byteIds_) maxId = std::max(maxId, id);
   for (int32_t id : config.merges) maxId = std::max(maxId, id);
-  // Every token's bytes: a single byte, or its merge's two parts.
+  // Every token's bytes: the vocabulary's when given, else a single byte or its merge's two parts.
   std::vector<std::string> bytes(static_cast<size_t>(maxId) + 1);
-  for (int b = 0; b < 256; b++) bytes[static_cast<size_t>(byteIds_[b])] = std::string(1, static_cast<char>(b));
+  const bool vocabulary = !config.tokenLengths.empty();
+  if (vocabulary) {
+    bytes.resize(std::max(bytes.size(), config.tokenLengths.size()));
+    size_t at = 0;
+    for (size_t id = 0; id < config.tokenLengths.size(); id++) {
+      size_t len = static_cast<size_t>(config.tokenLengths[id]);
+      if (at + len > config.tokenBytes.size()) throw std::invalid_argument("BpeTokenizer: token lengths run past the vocabulary's bytes");
+      bytes[id].assign(config.tokenBytes, at, len);
+      at += len;
+    }
+  } else {
+    for (int b = 0; b < 256; b++) bytes[static_cast<size_t>(byteIds_[b])] = std::string(1, static_cast<char>(b));
+  }
   size_t m = config.merges.size() / 3;
   size_t pairCapacity = 1024;
   while (pairCapacity < 2 * m) pairCapacity *= 2;
@@ -95,14 +91,14 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
     int32_t a = config.merges[3 * r], b = config.merges[3 * r + 1], c = config.merges[3 * r + 2];
     if (a < 0 || b < 0 || c < 0) throw std::invalid_argument("BpeTokenizer: negative id in a merge");
     const uint64_t key = pairKey(a, b);
-    // The first merge of a pair wins (its rank is the lower), as the reference's map keeps it.
+    // A pair listed twice has its last rank, as the reference's map of merges keeps it.
     for (size_t i = pairSlotOf(key, pairCapacity);; i = (i + 1) & (pairCapacity - 1)) {
       PairSlot& s = pairs_[i];
       if (s.merge.rank >= 0 && s.key != key) continue;
-      if (s.merge.rank < 0) s = PairSlot{key, Merge{static_cast<int32_t>(r), c}};
+      s = PairSlot{key, Merge{static_cast<int32_t>(r), c}};
       break;
     }
-    bytes[static_cast<size_t>(c)] = bytes[static_cast<size_t>(a)] + bytes[static_cast<size_t>(b)];
+    if (!vocabulary) bytes[static_cast<size_t>(c)] = bytes[static_cast<size_t>(a)] + bytes[static_cast<size_t>(b)];
   }
   tokenBytes_.resize(bytes.size());
   size_t tokens = 0;
@@ -114,11 +110,24 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
   size_t capacity = 1024;
   while (capacity < 2 * (tokens + cacheEntries_)) capacity *= 2;
   slots_.assign(capacity, Slot());
-  // The vocabulary goes in first and is never removed, so no vocabulary key's probe sequence
-  // crosses a cached piece's slot: emptying the cache's slots leaves every lookup valid.
+  hot_.assign(size_t{1} << kHotBits, HotPiece());
+  addVocabulary(bytes, vocabulary && !ignoreMerges_);
+}
+
+// The vocabulary goes in first and is never removed, so no vocabulary key's probe sequence
+// crosses a cached piece's slot: emptying the cache's slots leaves every lookup valid. With
+// `verify`, a token goes in only when the merges of its own bytes end in it (else a piece equal
+// to it is merged like any other).
+void BpeTokenizer::addVocabulary(const std::vector<std::string>& bytes, bool verify) {
+  std::vector<int32_t> ids;
   for (size_t id = 0; id < bytes.size(); id++) {
     const std::string& key = bytes[id];
     if (key.empty()) continue;
+    if (verify && key.size() > 1) {
+      ids.clear();
+      mergeBytes(key.data(), key.size(), ids);
+      if (ids.size() != 1 || ids[0] != static_cast<int32_t>(id)) continue;
+    }
     uint64_t h = hashBytes(key.data(), key.size());
     size_t at = findSlot(key.data(), key.size(), h);
     if (slots_[at].state != 0) continue;  // the lowest id of equal bytes wins
@@ -156,45 +165,6 @@ void BpeTokenizer::clearCache() {
   cached_ = 0;
 }
 
-// The end of the piece that starts at code point i (one of the pattern's alternatives, in order).
-size_t BpeTokenizer::pieceEnd(const std::u32string& s, size_t i) const {
-  const size_t n = s.size();
-  if (size_t k = contraction(s, i)) return i + k;
-  uint8_t c = classOf(s[i]);
-  // [^\r\n\p{L}\p{N}]?\p{L}+
-  size_t j = i;
-  if (!(c & kLetter) && !(c & kNumber) && !isNewline(s[i]) && i + 1 < n && (classOf(s[i + 1]) & kLetter)) j = i + 1;
-  if (classOf(s[j]) & kLetter) {
-    while (j < n && (classOf(s[j]) & kLetter)) j++;
-    return j;
-  }
-  // \p{N}{1,K}
-  if (c & kNumber) {
-    j = i;
-    while (j < n && j - i < static_cast<size_t>(maxDigits_) && (classOf(s[j]) & kNumber)) j++;
-    return j;
-  }
-  // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
-  auto other = [&](size_t k) { return k < n && !(classOf(s[k]) & (kLetter | kNumber | kSpace)); };
-  j = s[i] == ' ' ? i + 1 : i;
-  if (other(j)) {
-    while (other(j)) j++;
-    while (j < n && isNewline(s[j])) j++;
-    return j;
-  }
-  // The white-space run: \s*[\r\n]+ to its last line break, else \s+(?!\S), else \s+.
-  j = i;
-  size_t lastNewline = n;
-  while (j < n && (classOf(s[j]) & kSpace)) {
-    if (isNewline(s[j])) lastNewline = j;
-    j++;
-  }
-  if (j == i) return i + 1;  // no alternative matches one character: it is a piece of its own
-  if (lastNewline != n) return lastNewline + 1;
-  if (j == n || j - i == 1) return j;
-  return j - 1;
-}
-
 // UTF-16 to code points, with the UTF-16 offset where each starts (and n last). A lone
 // surrogate is U+FFFD, as the reference reads a JavaScript string with one.
 static void decodeUtf16(const char16_t* text, size_t n, std::u32string& cps, std::vector<uint32_t>& units) {
@@ -216,10 +186,14 @@ void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& 
   std::u32string cps;
   std::vector<uint32_t> units;
   decodeUtf16(text, n, cps, units);
+  size_t segment = 0;
+  bool keep = true;
   for (size_t i = 0; i < cps.size();) {
-    size_t j = pieceEnd(cps, i);
-    bounds.push_back(units[i]);
-    bounds.push_back(units[j]);
+    size_t j = splitter_.next(cps.data(), cps.size(), i, segment, keep);
+    if (keep) {
+      bounds.push_back(units[i]);
+      bounds.push_back(units[j]);
+    }
     i = j;
   }
 }
@@ -228,8 +202,14 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   cps_.clear();
   units_.clear();
   decodeUtf16(text, n, cps_, units_);
+  size_t segment = 0;
+  bool keep = true;
   for (size_t i = 0; i < cps_.size();) {
-    size_t j = pieceEnd(cps_, i);
+    size_t j = splitter_.next(cps_.data(), cps_.size(), i, segment, keep);
+    if (!keep) {
+      i = j;
+      continue;
+    }
     // The piece's UTF-8 bytes in one reused buffer; an ASCII piece is its code points.
     bytes_.clear();
     bool ascii = true;
@@ -277,14 +257,27 @@ void BpeTokenizer::emitPiece(size_t first, size_t last, bool ascii, Encoding& ou
 }
 
 void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
+  // Most pieces of real text are short single tokens seen a moment ago: a word compare first.
+  uint64_t word = 0;
+  HotPiece* hot = nullptr;
+  if (n <= 8) {
+    std::memcpy(&word, bytes, n);
+    hot = &hot_[((word ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kHotBits)];
+    if (hot->length == n && hot->word == word) {
+      ids.push_back(hot->id);
+      return;
+    }
+  }
   // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
-  // bytes are that token; otherwise the merges of a token's own bytes end in it whenever they
-  // are listed in rank order (the TypeScript side checks that before it picks this backend).
+  // bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
+  // only such tokens: addVocabulary).
   uint64_t h = hashBytes(bytes, n);
   size_t at = findSlot(bytes, n, h);
   const Slot& hit = slots_[at];
-  if (hit.state == 1) {
-    ids.push_back(hit.value);
+  if (hit.state == 1 || (hit.state == 2 && hit.count == 1)) {
+    int32_t id = hit.state == 1 ? hit.value : pieceIdArena_[static_cast<size_t>(hit.value)];
+    ids.push_back(id);
+    if (hot) *hot = HotPiece{word, id, static_cast<uint32_t>(n)};
     return;
   }
   if (hit.state == 2) {

@@ -31,7 +31,7 @@ export const PACK_OPTIONS = {
     choices: TOKENIZER_BACKENDS,
     default: PACK_DEFAULTS.tokenizerBackend,
     arg: '<name>',
-    help: 'auto: native (the C++ core) where it has a splitter for the pre-tokenizer pattern, else fast (tiktoken core) when it reproduces the tokenizer.json exactly, else hf; native, fast: that backend where it is exact, else the next; hf: @huggingface/tokenizers. Ids are identical either way',
+    help: 'auto: native (the C++ core) where it has a splitter for the pre-tokenizer pattern (Qwen2/2.5/3, Llama-3, DeepSeek-V3, GPT-4o o200k) and reproduces the BPE model, else fast (tiktoken core) when it reproduces the tokenizer.json exactly, else hf; native, fast: that backend where it is exact, else the next; hf: @huggingface/tokenizers. Ids are identical either way',
   },
 } satisfies OptionTable;
 

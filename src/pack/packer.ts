@@ -123,7 +123,10 @@ interface NativeBinding {
   /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
-  NativeTokenizer: new (byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number) => {
+  NativeTokenizer: new (
+    byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,
+    tokenLengths: Int32Array, tokenBytes: Uint8Array, pattern: number,
+  ) => {
     /** The tokens of `text` written at `at` (ranges plus `base`): their count, or minus it when they do not fit (nothing written). */
     encodeInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     /** The last encodeInto's tokens, written at `at` of arrays grown since; their count (or minus it, again). */

@@ -46,6 +46,8 @@ export interface FastTables {
   /** LongPieceBpe's: the id of each single byte, and (left, right, merged) ids per merge, in merge order. */
   byteIds: Int32Array;
   pairs: Int32Array;
+  /** Each token's bytes, in id order (byteLens gives their lengths): the native core's vocabulary. */
+  tokenBytes: Uint8Array;
 }
 
 interface BpeModelJson {
@@ -67,26 +69,73 @@ const MEMO_ENTRIES = 1 << 18;
 
 /** Why the fast backend cannot reproduce this tokenizer.json exactly, or undefined when it can. */
 export function checkFastPipeline(json: TokenizerJson): string | undefined {
-  if (!normalizerIsNfc(json.normalizer) && !normalizerIsNone(json.normalizer)) return `normalizer ${(json.normalizer as { type?: string }).type} (only NFC or none)`;
+  const normalizer = checkNormalizer(json);
+  if (normalizer) return normalizer;
   const pre = json.pre_tokenizer as { type?: string; pretokenizers?: Record<string, unknown>[] } | null | undefined;
   const steps = pre?.type === 'Sequence' ? pre.pretokenizers ?? [] : [];
   const [split, byteLevel] = steps;
   if (steps.length !== 2 || split?.type !== 'Split' || byteLevel?.type !== 'ByteLevel') return `pre-tokenizer ${pre?.type ?? 'none'} (only a Sequence of a Split regex and ByteLevel)`;
   const pattern = split.pattern as { Regex?: unknown } | undefined;
   if (typeof pattern?.Regex !== 'string' || split.behavior !== 'Isolated' || split.invert !== false) return 'Split pre-tokenizer is not an isolated, non-inverted regex';
-  if (byteLevel.add_prefix_space !== false || byteLevel.use_regex !== false) return 'ByteLevel pre-tokenizer adds a prefix space or splits with its own regex';
+  if (!plainByteLevel(byteLevel)) return 'ByteLevel pre-tokenizer adds a prefix space or splits with its own regex';
   const model = json.model as BpeModelJson | undefined;
+  const flags = checkModelFlags(model);
+  if (flags) return flags;
+  if (model!.ignore_merges) return 'BPE with ignore_merges';
+  return checkByteLevelVocabulary(model!, true) ?? checkMergesAgreeWithRanks(model!);
+}
+
+/**
+ * Why the native core (native-bpe.ts) cannot reproduce this tokenizer.json's normalizer and
+ * model, or undefined; its pre-tokenizer is checkNativePipeline's. The core runs the reference's
+ * own merge algorithm and, without ignore_merges, looks a piece up whole only where the merges of
+ * that token's bytes end in it (checked by the core itself), so the merges need not agree with
+ * tiktoken's ranks as the fast backend's must.
+ */
+export function checkNativeModel(json: TokenizerJson): string | undefined {
+  const model = json.model as BpeModelJson | undefined;
+  return checkNormalizer(json) ?? checkModelFlags(model) ?? checkByteLevelVocabulary(model!, false);
+}
+
+function checkNormalizer(json: TokenizerJson): string | undefined {
+  if (!normalizerIsNfc(json.normalizer) && !normalizerIsNone(json.normalizer)) return `normalizer ${(json.normalizer as { type?: string }).type} (only NFC or none)`;
+  return undefined;
+}
+
+/** A ByteLevel pre-tokenizer step that only maps bytes (no prefix space, no regex of its own). */
+export function plainByteLevel(step: Record<string, unknown> | undefined): boolean {
+  return step?.type === 'ByteLevel' && step.add_prefix_space === false && step.use_regex === false;
+}
+
+/** BPE without the options neither backend reproduces (ignore_merges is left to the caller). */
+function checkModelFlags(model: BpeModelJson | undefined): string | undefined {
   if (model?.type !== 'BPE') return `model ${model?.type ?? 'none'} (only BPE)`;
   if (model.byte_fallback) return 'BPE with byte_fallback';
-  if (model.ignore_merges) return 'BPE with ignore_merges';
   if (model.dropout) return 'BPE with dropout';
   if (model.continuing_subword_prefix || model.end_of_word_suffix) return 'BPE with subword prefix or suffix';
-  return checkMergesAgreeWithRanks(model);
+  return undefined;
+}
+
+/**
+ * All 256 single bytes are tokens, and each merge (a, b) makes the byte-level token a+b. `strict`:
+ * every token is bytes in the byte-level alphabet; else a token that is not (DeepSeek-V3's
+ * "<｜begin▁of▁sentence｜>" in its vocabulary) is allowed, since no piece and no merge reaches it.
+ */
+function checkByteLevelVocabulary(model: BpeModelJson, strict: boolean): string | undefined {
+  const vocab = model.vocab;
+  if (strict) for (const token in vocab) if (tokenBytes(token) === undefined) return `vocabulary token ${JSON.stringify(token)} is not byte-level`;
+  for (const c of BYTE_TO_CHAR) if (!Object.hasOwn(vocab, c)) return 'a single-byte token is missing';
+  for (const [a, b] of parseMerges(model.merges)) {
+    if (!Object.hasOwn(vocab, a) || !Object.hasOwn(vocab, b) || !Object.hasOwn(vocab, a + b)) return `merge "${a} ${b}" makes no vocabulary token`;
+    if (tokenBytes(a + b) === undefined) return `merge "${a} ${b}" makes a token that is not byte-level`;
+  }
+  return undefined;
 }
 
 /**
  * tiktoken and the reference give the same ids when (1) every token is bytes in the byte-level
- * alphabet, with all 256 single bytes present; (2) each merge (a, b) makes the token a+b, each
+ * alphabet, with all 256 single bytes present (checkByteLevelVocabulary); (2) each merge (a, b)
+ * makes the token a+b, each
  * multi-byte token is made by exactly one merge, and the made token's id grows with the merge
  * index, so "lowest merge index" and "lowest rank" order pairs alike; (3) the merge recorded
  * for each token is the split tiktoken reaches on that token's own bytes with the lower ranks,
@@ -94,14 +143,11 @@ export function checkFastPipeline(json: TokenizerJson): string | undefined {
  */
 function checkMergesAgreeWithRanks(model: BpeModelJson): string | undefined {
   const vocab = new Map(Object.entries(model.vocab));
-  for (const token of vocab.keys()) if (tokenBytes(token) === undefined) return `vocabulary token ${JSON.stringify(token)} is not byte-level`;
-  for (const c of BYTE_TO_CHAR) if (!vocab.has(c)) return 'a single-byte token is missing';
   const merges = parseMerges(model.merges);
   let lastId = -1;
   const made = new Set<number>();
   for (const [a, b] of merges) {
-    const id = vocab.get(a + b);
-    if (vocab.get(a) === undefined || vocab.get(b) === undefined || id === undefined) return `merge "${a} ${b}" makes no vocabulary token`;
+    const id = vocab.get(a + b)!;
     if (id <= lastId) return `merge "${a} ${b}" is out of rank order (id ${id} after ${lastId})`;
     lastId = id;
     made.add(id);
@@ -142,14 +188,31 @@ function rankSplit(token: string, vocab: Map<string, number>): string[] {
   }
 }
 
-/** The tables FastBpe is built from (the JSON must have passed checkFastPipeline). */
+/**
+ * The tables FastBpe and the native core are built from (the JSON must have passed
+ * checkFastPipeline or checkNativeModel). A token that is not byte-level has length 0 and no
+ * bytes; tiktoken's ranks are left empty then (only the native core runs such a tokenizer).
+ */
 export function fastTables(json: TokenizerJson): FastTables {
   const model = json.model as BpeModelJson;
   const vocab = new Map(Object.entries(model.vocab));
   let maxId = 0;
   for (const id of vocab.values()) maxId = Math.max(maxId, id);
   const byteLens = new Int32Array(maxId + 1);
-  for (const [token, id] of vocab) byteLens[id] = token.length;
+  const byId: (Uint8Array | undefined)[] = [];
+  let byteLevel = true;
+  for (const [token, id] of vocab) {
+    byId[id] = tokenBytes(token);
+    byteLevel &&= byId[id] !== undefined;
+    byteLens[id] = byId[id]?.length ?? 0;
+  }
+  const allBytes = new Uint8Array(byteLens.reduce((a, b) => a + b, 0));
+  let at = 0;
+  for (const bytes of byId) {
+    if (!bytes) continue;
+    allBytes.set(bytes, at);
+    at += bytes.length;
+  }
   const byteIds = Int32Array.from(BYTE_TO_CHAR, (c) => vocab.get(c)!);
   const merges = parseMerges(model.merges);
   const pairs = new Int32Array(3 * merges.length);
@@ -158,7 +221,7 @@ export function fastTables(json: TokenizerJson): FastTables {
     pairs[3 * i + 1] = vocab.get(b)!;
     pairs[3 * i + 2] = vocab.get(a + b)!;
   });
-  return { ranks: tiktokenRanks(model.vocab), byteLens, byteIds, pairs };
+  return { ranks: byteLevel ? tiktokenRanks(model.vocab) : '', byteLens, byteIds, pairs, tokenBytes: allBytes };
 }
 
 function parseMerges(merges: BpeModelJson['merges']): [string, string][] {

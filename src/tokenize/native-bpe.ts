@@ -1,42 +1,75 @@
 import { nativeBinding } from '../pack/packer.js';
-import type { FastTables, TokenizerJson } from './fast-bpe.js';
+import { plainByteLevel, type FastTables, type TokenizerJson } from './fast-bpe.js';
 import { REFERENCE_CLASSES } from './unicode-classes-table.js';
 import type { TokenBuffer } from './token-buffer.js';
 import { TokenizeLimitError } from './limits.js';
 
 /**
  * The native tokenizer backend: the C++ core in native/src/bpe_tokenizer.cpp, for byte-level
- * BPE tokenizer.json files whose Split pattern is one it splits by hand (PATTERN_FAMILIES),
- * with the Unicode classes of the Rust reference (unicode-classes-table.ts) and the merges the
- * fast backend's check accepted (its tables). One call per text; typed arrays back.
+ * BPE tokenizer.json files whose normalizer and model it reproduces (checkNativeModel, with
+ * ignore_merges) and whose pre-tokenizer is one it splits by hand (native/src/splitters.cpp),
+ * with the Unicode classes of the Rust reference (unicode-classes-table.ts). One call per text;
+ * typed arrays back.
  */
-export const PATTERN_FAMILIES: Record<string, { maxDigits: number }> = {
+/** The native core's splitters (native/include/splitters.hpp's SplitPattern). */
+const enum SplitPattern {
+  Qwen = 0,
+  DeepSeekV3 = 1,
+  O200k = 2,
+}
+
+interface NativeSplitter {
+  pattern: SplitPattern;
+  maxDigits: number;
+}
+
+const QWEN_FAMILY = (digits: string) => `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}${digits}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+`;
+
+/** A Sequence of one isolated Split: its regex, by the splitter written for it. */
+export const PATTERN_FAMILIES: Record<string, NativeSplitter> = {
   // Qwen2, Qwen2.5, Qwen3
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": { maxDigits: 1 },
+  [QWEN_FAMILY('')]: { pattern: SplitPattern.Qwen, maxDigits: 1 },
   // Llama-3
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": { maxDigits: 3 },
+  [QWEN_FAMILY('{1,3}')]: { pattern: SplitPattern.Qwen, maxDigits: 3 },
 };
+
+/** DeepSeek-V3's three isolated Splits, in order. */
+const DEEPSEEK_V3 = ['\\p{N}{1,3}', '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+', '[!"#$%&\'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+'];
+
+/** GPT-4o's (o200k) Split: its matches kept, what lies between them removed. */
+const O200K = "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
 /** Pieces kept in the native core's table of pieces already encoded (beside the vocabulary). */
 export const NATIVE_CACHE_ENTRIES = 1 << 16;
 
-/** The Split regex of a Sequence(Split, ByteLevel) pre-tokenizer, or undefined. */
-function splitPattern(json: TokenizerJson): string | undefined {
-  const pre = json.pre_tokenizer as { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: unknown } }[] } | null | undefined;
-  const split = pre?.type === 'Sequence' ? pre.pretokenizers?.[0] : undefined;
-  return split?.type === 'Split' && typeof split.pattern?.Regex === 'string' ? split.pattern.Regex : undefined;
+type Step = { type?: string; pattern?: { Regex?: unknown }; behavior?: unknown; invert?: unknown } & Record<string, unknown>;
+
+const regexOf = (step: Step | undefined) => (step?.type === 'Split' && typeof step.pattern?.Regex === 'string' ? step.pattern.Regex : undefined);
+const isolated = (step: Step) => step.behavior === 'Isolated' && step.invert === false;
+
+/** The native splitter for a tokenizer.json's pre-tokenizer: a Sequence of Splits it knows, then a plain ByteLevel. */
+function nativeSplitter(json: TokenizerJson): NativeSplitter | string {
+  const pre = json.pre_tokenizer as { type?: string; pretokenizers?: Step[] } | null | undefined;
+  const steps = pre?.type === 'Sequence' ? (pre.pretokenizers ?? []) : [];
+  const splits = steps.slice(0, -1);
+  const patterns = splits.map(regexOf);
+  const shown = JSON.stringify((patterns.find((p) => p !== undefined) ?? pre?.type ?? 'none').slice(0, 60));
+  if (steps.length < 2 || !plainByteLevel(steps[steps.length - 1]) || patterns.includes(undefined)) return `pre-tokenizer ${shown} is not Splits then a plain ByteLevel`;
+  if (splits.length === 1 && isolated(splits[0]!) && PATTERN_FAMILIES[patterns[0]!]) return PATTERN_FAMILIES[patterns[0]!]!;
+  if (splits.length === 1 && patterns[0] === O200K && splits[0]!.behavior === 'Removed' && splits[0]!.invert === true) return { pattern: SplitPattern.O200k, maxDigits: 3 };
+  if (splits.length === 3 && splits.every(isolated) && patterns.every((p, i) => p === DEEPSEEK_V3[i])) return { pattern: SplitPattern.DeepSeekV3, maxDigits: 3 };
+  return `pre-tokenizer pattern ${shown} has no native splitter`;
 }
 
-/** Why the native core cannot run this tokenizer.json (which passed the fast check), or undefined. */
+/** Why the native core cannot split this tokenizer.json's text (its model is checkNativeModel's), or undefined. */
 export function checkNativePipeline(json: TokenizerJson): string | undefined {
-  const pattern = splitPattern(json);
-  if (pattern === undefined || !PATTERN_FAMILIES[pattern]) return `pre-tokenizer pattern ${JSON.stringify((pattern ?? 'none').slice(0, 60))} has no native splitter`;
-  return undefined;
+  const splitter = nativeSplitter(json);
+  return typeof splitter === 'string' ? splitter : undefined;
 }
 
 let classTable: Uint8Array | undefined;
-/** Per code point: 1 letter, 2 number, 4 white space, as the reference's regex engine has them. */
-function classes(): Uint8Array {
+/** The native splitters' class bits per code point (splitters.hpp's CharClass), as the reference's regex engine has the classes. */
+export function nativeClasses(): Uint8Array {
   if (classTable) return classTable;
   const t = new Uint8Array(0x110000);
   const mark = (name: string, bit: number) => {
@@ -46,6 +79,11 @@ function classes(): Uint8Array {
   mark('L', 1);
   mark('N', 2);
   mark('s', 4);
+  mark('M', 8);
+  mark('P', 16);
+  mark('S', 32);
+  for (const name of ['Lu', 'Lt', 'Lm', 'Lo']) mark(name, 64);
+  for (const name of ['Ll', 'Lm', 'Lo']) mark(name, 128);
   return (classTable = t);
 }
 
@@ -53,10 +91,10 @@ export class NativeBpe {
   private readonly core: ReturnType<typeof makeCore>;
 
   constructor(parts: TokenizerJson, tables: FastTables, cacheEntries = NATIVE_CACHE_ENTRIES) {
-    const family = PATTERN_FAMILIES[splitPattern(parts) ?? ''];
-    if (!family) throw new Error(`native tokenizer backend: ${checkNativePipeline(parts)}`);
+    const splitter = nativeSplitter(parts);
+    if (typeof splitter === 'string') throw new Error(`native tokenizer backend: ${splitter}`);
     const model = parts.model as { ignore_merges?: boolean } | undefined;
-    this.core = makeCore(tables, family.maxDigits, model?.ignore_merges === true, cacheEntries);
+    this.core = makeCore(tables, splitter, model?.ignore_merges === true, cacheEntries);
   }
 
   /**
@@ -94,7 +132,7 @@ export class NativeBpe {
   }
 }
 
-function makeCore(tables: FastTables, maxDigits: number, ignoreMerges: boolean, cacheEntries: number) {
+function makeCore(tables: FastTables, splitter: NativeSplitter, ignoreMerges: boolean, cacheEntries: number) {
   const { NativeTokenizer } = nativeBinding();
-  return new NativeTokenizer(tables.byteIds, tables.pairs, classes(), maxDigits, ignoreMerges, cacheEntries);
+  return new NativeTokenizer(tables.byteIds, tables.pairs, nativeClasses(), splitter.maxDigits, ignoreMerges, cacheEntries, tables.byteLens, tables.tokenBytes, splitter.pattern);
 }

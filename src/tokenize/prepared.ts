@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { checkFastPipeline, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
+import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
 
 /**
  * A tokenizer.json as a job uses it, prepared once per tokenizer and machine.
@@ -17,10 +17,11 @@ import { checkFastPipeline, fastTables, type FastTables, type TokenizerJson } fr
  * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
  *
  *   u32      header length H
- *   H bytes  header JSON { version, sha256, parts, fast_reason, tables: { tokens, merges, ranks_bytes, sha256 } | null }
+ *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, sha256 } | null }
  *   0-3      zero bytes, so the tables start at a multiple of 4
  *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges]
  *   bytes    tiktoken's ranks text, latin1, ranks_bytes long
+ *   bytes    each token's bytes in id order, token_bytes long
  *
  * An entry is used only when its header names this file's sha256 and this version and its tables
  * hash to the recorded sha256; anything else is prepared again. The folder is
@@ -39,17 +40,19 @@ export interface PreparedTokenizer {
   config: Record<string, unknown>;
   /** Why the fast backend is not exact for it, null when it is, undefined when not checked (a worker told by the main thread). */
   fastReason: string | null | undefined;
-  /** The fast backend's tables, when asked for and the tokenizer allows them. */
+  /** Why the native core cannot run its normalizer and model (checkNativeModel; the splitter is checked apart), null when it can, undefined when not checked. */
+  nativeReason: string | null | undefined;
+  /** The fast backend's tables (the native core's too), when asked for and the tokenizer allows them. */
   tables?: FastTables;
   /** The whole tokenizer.json, read again and parsed (the hf backend, decoding). */
   json(): TokenizerJson;
 }
 
 /** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
-export const PREPARED_VERSION = 3;
+export const PREPARED_VERSION = 4;
 
 export interface PrepareOptions {
-  /** Run checkFastPipeline on a cache miss (and then write the entry). A worker skips it: it was told. */
+  /** Run checkFastPipeline and checkNativeModel on a cache miss (and then write the entry). A worker skips them: it was told. */
   check: boolean;
   /** Build the fast tables on a miss (a worker on the fast backend). */
   tables: boolean;
@@ -89,14 +92,15 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
   const base = { spec, path, hash, config, json };
   const hit = dir ? readEntry(dir, hash) : undefined;
-  if (hit) return { ...base, parts: hit.parts, fastReason: hit.fastReason, tables: opts.tables ? hit.tables : undefined };
+  if (hit) return { ...base, parts: hit.parts, fastReason: hit.fastReason, nativeReason: hit.nativeReason, tables: opts.tables ? hit.tables : undefined };
   const full = parseJson(path, bytes) as TokenizerJson;
+  const nativeReason = opts.check ? (checkNativeModel(full) ?? null) : undefined;
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
-  const exact = fastReason === null || (fastReason === undefined && opts.tables);
+  const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
   const tables = exact && (opts.tables || dir) ? fastTables(full) : undefined;
   const parts = partsOf(full);
-  if (dir && fastReason !== undefined) writeEntry(dir, { hash, parts, fastReason, tables });
-  return { ...base, parts, fastReason, tables: opts.tables ? tables : undefined };
+  if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
+  return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
 }
 
 /** The tokenizer.json without model.vocab and model.merges. */
@@ -109,6 +113,7 @@ interface Entry {
   hash: string;
   parts: TokenizerJson;
   fastReason: string | null;
+  nativeReason: string | null;
   tables?: FastTables;
 }
 
@@ -117,7 +122,8 @@ interface Header {
   sha256: string;
   parts: TokenizerJson;
   fast_reason: string | null;
-  tables: { tokens: number; merges: number; ranks_bytes: number; sha256: string } | null;
+  native_reason: string | null;
+  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; sha256: string } | null;
 }
 
 const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
@@ -130,7 +136,8 @@ function writeEntry(dir: string, e: Entry): void {
     sha256: e.hash,
     parts: e.parts,
     fast_reason: e.fastReason,
-    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, sha256: sha256(body) } : null,
+    native_reason: e.nativeReason,
+    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, sha256: sha256(body) } : null,
   };
   const head = Buffer.from(JSON.stringify(header));
   const pad = (4 - ((4 + head.length) % 4)) % 4;
@@ -150,7 +157,7 @@ function writeEntry(dir: string, e: Entry): void {
 
 function tableBytes(t: FastTables): Buffer {
   const ints = [t.byteLens, t.byteIds, t.pairs].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-  return Buffer.concat([...ints, Buffer.from(t.ranks, 'latin1')]);
+  return Buffer.concat([...ints, Buffer.from(t.ranks, 'latin1'), t.tokenBytes]);
 }
 
 function readEntry(dir: string, hash: string): Entry | undefined {
@@ -165,19 +172,22 @@ function readEntry(dir: string, hash: string): Entry | undefined {
   } catch {
     return undefined; // absent or unreadable: not an entry
   }
-  if (header.version !== PREPARED_VERSION || header.sha256 !== hash || !header.parts || !(header.fast_reason === null || typeof header.fast_reason === 'string')) return undefined;
-  const entry: Entry = { hash, parts: header.parts, fastReason: header.fast_reason };
+  const reason = (r: unknown) => r === null || typeof r === 'string';
+  if (header.version !== PREPARED_VERSION || header.sha256 !== hash || !header.parts || !reason(header.fast_reason) || !reason(header.native_reason)) return undefined;
+  const entry: Entry = { hash, parts: header.parts, fastReason: header.fast_reason, nativeReason: header.native_reason };
   const t = header.tables;
-  if (!t) return header.fast_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
+  if (!t) return header.fast_reason === null || header.native_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
   const body = file.subarray(at);
-  if (body.length !== 4 * (t.tokens + 256 + 3 * t.merges) + t.ranks_bytes || sha256(body) !== t.sha256) return undefined;
+  const intBytes = 4 * (t.tokens + 256 + 3 * t.merges);
+  if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || sha256(body) !== t.sha256) return undefined;
   // A copy: the file's buffer need not be 4-byte aligned for the int32 views.
-  const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + 4 * (t.tokens + 256 + 3 * t.merges)));
+  const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + intBytes));
   entry.tables = {
     byteLens: ints.subarray(0, t.tokens),
     byteIds: ints.subarray(t.tokens, t.tokens + 256),
     pairs: ints.subarray(t.tokens + 256),
-    ranks: body.toString('latin1', ints.byteLength),
+    ranks: body.toString('latin1', intBytes, intBytes + t.ranks_bytes),
+    tokenBytes: new Uint8Array(body.subarray(intBytes + t.ranks_bytes)),
   };
   return entry;
 }

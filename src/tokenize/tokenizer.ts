@@ -15,7 +15,8 @@ import { checkNativePipeline, NativeBpe } from './native-bpe.js';
  * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the JavaScript
  * port of the reference), `fast` is FastBpe (the same ids, checked on load), `native` the C++
  * core (NativeBpe: the fast backend's tables, a splitter written for the pattern); `auto` is
- * native where it has a splitter for the pattern, else fast wherever it is exact, else hf.
+ * native where the native core reproduces the model and has a splitter for the pattern, else
+ * fast wherever it is exact, else hf.
  * The ids are the same either way, so the backend is not part of what a resumed run must match.
  */
 export const TOKENIZER_BACKENDS = ['auto', 'hf', 'fast', 'native'] as const;
@@ -295,17 +296,20 @@ export async function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
 }
 
 /**
- * The backend a tokenizer runs on: `hf` when asked, else `fast` when the fast backend can
- * reproduce the tokenizer.json exactly; otherwise `hf` with the reason why not. The verdict is
- * kept with the prepared tokenizer (prepared.ts), so it is found once per tokenizer and machine.
+ * The backend a tokenizer runs on: `hf` when asked; `fast` when asked and the fast backend can
+ * reproduce the tokenizer.json exactly; else (`auto`, `native`) `native` where the native core
+ * reproduces its model and has a splitter for its pre-tokenizer, then `fast`, then `hf`, with the
+ * reason why not. The verdicts are kept with the prepared tokenizer (prepared.ts), so they are
+ * found once per tokenizer and machine.
  */
 export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: ResolvedBackend; reason?: string }> {
   if (requested === 'hf') return { backend: 'hf' };
   const prepared = preparedOnMain(spec, false);
-  if (prepared.fastReason) return { backend: 'hf', reason: prepared.fastReason };
-  if (requested === 'fast') return { backend: 'fast' };
-  const nativeReason = checkNativePipeline(prepared.parts);
-  return nativeReason ? { backend: 'fast', reason: nativeReason } : { backend: 'native' };
+  if (requested === 'fast') return prepared.fastReason ? { backend: 'hf', reason: prepared.fastReason } : { backend: 'fast' };
+  const nativeReason = prepared.nativeReason ?? checkNativePipeline(prepared.parts);
+  if (!nativeReason) return { backend: 'native' };
+  if (!prepared.fastReason) return { backend: 'fast', reason: nativeReason };
+  return { backend: 'hf', reason: prepared.fastReason };
 }
 
 const mainVocabulary = new Map<string, MemoBuffers | undefined>();

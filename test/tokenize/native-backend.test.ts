@@ -4,7 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
-import { checkNativePipeline, NativeBpe } from '../../src/tokenize/native-bpe.js';
+import { checkNativePipeline, nativeClasses, NativeBpe } from '../../src/tokenize/native-bpe.js';
+import { REFERENCE_CLASSES } from '../../src/tokenize/unicode-classes-table.js';
 import { prepareTokenizer } from '../../src/tokenize/prepared.js';
 import { TokenBuffer } from '../../src/tokenize/token-buffer.js';
 import { Rng } from '../../src/core/random.js';
@@ -13,10 +14,8 @@ import { rustReference, TOKENIZERS, wellFormed } from '../helpers/reference-toke
 import { unicodeFuzz } from '../helpers/unicode-fuzz.js';
 import { slow } from '../helpers/tiers.js';
 
-const reference = rustReference('qwen3');
-
-/** Native ids equal the Rust reference's, and its ranges, mask and ids equal the fast backend's. */
-async function assertNative(native: MidTokenizer, fast: MidTokenizer, text: string, label: string): Promise<void> {
+/** Native ids equal the Rust reference's, and its ranges, mask and ids equal the other backend's (fast for Qwen3, else hf). */
+async function assertNative(native: MidTokenizer, other: MidTokenizer, reference: (text: string) => Promise<number[]>, text: string, label: string): Promise<void> {
   const enc = native.encodeDoc({ text });
   const ids = Array.from(enc.ids).slice(0, -1);
   const want = await reference(wellFormed(text));
@@ -24,11 +23,11 @@ async function assertNative(native: MidTokenizer, fast: MidTokenizer, text: stri
     const at = ids.findIndex((v, k) => v !== want[k]);
     assert.fail(`${label}: native ids differ from the Rust reference at token ${at}: ${JSON.stringify(ids.slice(at, at + 4))} vs ${JSON.stringify(want.slice(at, at + 4))}`);
   }
-  const other = fast.encodeDoc({ text });
-  assert.deepEqual(enc.starts, other.starts, `${label}: token starts differ from the fast backend's`);
-  assert.deepEqual(enc.ends, other.ends, `${label}: token ends differ from the fast backend's`);
+  const theirs = other.encodeDoc({ text });
+  assert.deepEqual(enc.starts, theirs.starts, `${label}: token starts differ from the ${other.backend} backend's`);
+  assert.deepEqual(enc.ends, theirs.ends, `${label}: token ends differ from the ${other.backend} backend's`);
   const spans: [number, number][] = text.length > 4 ? [[1, text.length >> 1]] : [];
-  assert.deepEqual(encodeForPacking(native, { text, loss_mask_spans: spans }), encodeForPacking(fast, { text, loss_mask_spans: spans }), `${label}: loss masks differ`);
+  assert.deepEqual(encodeForPacking(native, { text, loss_mask_spans: spans }), encodeForPacking(other, { text, loss_mask_spans: spans }), `${label}: loss masks differ`);
 }
 
 function* files(dir: string): Iterable<string> {
@@ -39,34 +38,80 @@ function* files(dir: string): Iterable<string> {
   }
 }
 
-test('auto picks the native backend for Qwen3 and Llama-3-style patterns; DeepSeek-V3 and GPT-4o patterns fall back with a reason', async () => {
-  assert.deepEqual(await resolveTokenizerBackend('qwen3', 'auto'), { backend: 'native' });
+/** Where the hand-written splitters could part ways with the regexes: each pattern's alternatives and their backtracking. */
+const EDGES = [
+  "don't WE'LL it's 'RE 'ſt x'ſ DON'ſ", // contractions; the reference folds ſ to s
+  'HELLOworld ǅemal ABCdéf aBC XMLHttpRequest ʰʲab ABʰ A\u0301B a\u0301\u0302b \u0301abc', // o200k's two letter alternatives
+  '_foo $abc .Net (é #include <stdio.h> @Override x/y//\n//\r\n a/', // DeepSeek-V3's ASCII punctuation + letters; o200k's [\r\n/]*
+  'x\u200by \u200b\u200b z\u00ad\u0301 \u2028 \u0085a', // characters no alternative of DeepSeek-V3's third Split takes
+  '漢字かなカナ・ー123漢字４５６ｱｲ 中文。テスト！ ゝゞ\u3099\u309a', // DeepSeek-V3's CJK Split, numbers first
+  '1234567 ١٢٣٤٥ 12a34 ²³¹x', // \p{N}{1,K}
+];
+
+const backends = new Map<string, Promise<[MidTokenizer, MidTokenizer]>>();
+/** The native backend and the one its ranges are compared with, per tokenizer, loaded once. */
+function pair(name: string): Promise<[MidTokenizer, MidTokenizer]> {
+  let p = backends.get(name);
+  if (!p) {
+    const spec = TOKENIZERS[name]!;
+    p = Promise.all([loadTokenizer(spec, 'native', true), loadTokenizer(spec, name === 'qwen3' ? 'fast' : 'hf', true)]);
+    backends.set(name, p);
+  }
+  return p;
+}
+
+test('auto picks the native backend for Qwen3, Llama-3, DeepSeek-V3 and GPT-4o; a pattern it has no splitter for falls back to fast with the reason', async () => {
+  for (const name of Object.keys(TOKENIZERS)) assert.deepEqual(await resolveTokenizerBackend(TOKENIZERS[name]!, 'auto'), { backend: 'native' }, name);
   assert.deepEqual(await resolveTokenizerBackend('qwen3', 'fast'), { backend: 'fast' });
-  for (const name of ['deepseek_v3', 'gpt4o']) {
-    const parts = prepareTokenizer(TOKENIZERS[name]!, { check: false, tables: false, dir: null }).parts;
-    assert.match(checkNativePipeline(parts) ?? '', /has no native splitter/, name);
-  }
+  // Llama-3's ignore_merges: not the fast backend's, so asking for it gets hf.
+  assert.match((await resolveTokenizerBackend(TOKENIZERS.llama3!, 'fast')).reason ?? '', /ignore_merges/);
+  const parts = prepareTokenizer('qwen3', { check: false, tables: false, dir: null }).parts;
+  const pre = structuredClone(parts.pre_tokenizer) as { pretokenizers: { pattern: { Regex: string } }[] };
+  pre.pretokenizers[0]!.pattern.Regex = pre.pretokenizers[0]!.pattern.Regex.replace('\\p{N}', '\\p{N}{1,2}');
+  assert.match(checkNativePipeline({ ...parts, pre_tokenizer: pre }) ?? '', /^pre-tokenizer pattern ".*" has no native splitter$/);
+  assert.equal(checkNativePipeline(parts), undefined);
 });
 
-test('native backend: the Rust reference\'s ids and the fast backend\'s ranges and masks on the sample repositories and seeded Unicode fuzz', slow, async () => {
-  const native = await loadTokenizer('qwen3', 'native', true);
-  const fast = await loadTokenizer('qwen3', 'fast', true);
-  let n = 0;
-  for (const path of files(join(repoRoot, 'data-samples', 'repos'))) {
-    const text = readFileSync(path, 'utf8');
-    if (text.includes('\0') || n++ > 120) continue;
-    await assertNative(native, fast, text, path);
-  }
-  for (let seed = 0; seed < 30; seed++) await assertNative(native, fast, unicodeFuzz(`native-${seed}`, 6000), `fuzz ${seed}`);
-});
+for (const name of Object.keys(TOKENIZERS)) {
+  const reference = rustReference(TOKENIZERS[name]!);
 
-test('native backend: pages of the readability set, long runs (a piece over 1 MB) and digits', slow, async () => {
-  const native = await loadTokenizer('qwen3', 'native', true);
-  const fast = await loadTokenizer('qwen3', 'fast', true);
-  const rng = new Rng('native-pages', 1);
-  const pages = [...files(readabilityPages)].filter((p) => p.endsWith('.html'));
-  for (const path of rng.shuffle(pages).slice(0, 12)) await assertNative(native, fast, readFileSync(path, 'utf8'), path);
-  for (const text of ['a'.repeat(1 << 20) + ' end', ' '.repeat(3000) + 'x', '\n\n\r\n '.repeat(500), '1234567890'.repeat(300), "don't WE'LL it's 'RE"]) await assertNative(native, fast, text, `${JSON.stringify(text.slice(0, 12))} x${text.length}`);
+  test(`native backend, ${name}: the Rust reference's ids and the same ranges and masks on the sample repositories, seeded Unicode fuzz and each splitter's edge cases`, slow, async () => {
+    const [native, other] = await pair(name);
+    let n = 0;
+    for (const path of files(join(repoRoot, 'data-samples', 'repos'))) {
+      const text = readFileSync(path, 'utf8');
+      if (text.includes('\0') || n++ > 120) continue;
+      await assertNative(native, other, reference, text, path);
+    }
+    for (let seed = 0; seed < 30; seed++) await assertNative(native, other, reference, unicodeFuzz(`native-${seed}`, 6000), `fuzz ${seed}`);
+    for (const text of EDGES) await assertNative(native, other, reference, text, JSON.stringify(text));
+  });
+
+  test(`native backend, ${name}: pages of the readability set, long runs (a piece over 1 MB) and digits`, slow, async () => {
+    const [native, other] = await pair(name);
+    const rng = new Rng('native-pages', 1);
+    const pages = [...files(readabilityPages)].filter((p) => p.endsWith('.html'));
+    for (const path of rng.shuffle(pages).slice(0, 12)) await assertNative(native, other, reference, readFileSync(path, 'utf8'), path);
+    const long = ['a'.repeat(1 << 20) + ' end', ' '.repeat(3000) + 'x', '\n\n\r\n '.repeat(500), '1234567890'.repeat(300), '中'.repeat(5000)];
+    for (const text of long) await assertNative(native, other, reference, text, `${JSON.stringify(text.slice(0, 12))} x${text.length}`);
+  });
+}
+
+test('the native class bits are the reference classes of every code point; every letter is in one of o200k\'s two letter classes', () => {
+  const t = nativeClasses();
+  const sets = Object.fromEntries(Object.entries(REFERENCE_CLASSES).map(([name, r]) => {
+    const m = new Uint8Array(0x110000);
+    for (let i = 0; i < r.length; i += 2) m.fill(1, r[i]!, r[i + 1]! + 1);
+    return [name, m];
+  }));
+  const has = (name: string, c: number) => sets[name]![c] === 1;
+  for (let c = 0; c < 0x110000; c++) {
+    const want = (has('L', c) ? 1 : 0) | (has('N', c) ? 2 : 0) | (has('s', c) ? 4 : 0) | (has('M', c) ? 8 : 0) | (has('P', c) ? 16 : 0) | (has('S', c) ? 32 : 0) |
+      (has('Lu', c) || has('Lt', c) || has('Lm', c) || has('Lo', c) ? 64 : 0) | (has('Ll', c) || has('Lm', c) || has('Lo', c) ? 128 : 0);
+    if (t[c] !== want) assert.fail(`U+${c.toString(16)}: native class bits ${t[c]}, the reference's ${want}`);
+    // o200k's letter alternatives take every \p{L} (so its Split removes nothing the other alternatives leave).
+    if (has('L', c) && !(want & (64 | 128))) assert.fail(`U+${c.toString(16)} is \\p{L} but in none of Lu, Ll, Lt, Lm, Lo`);
+  }
 });
 
 test('native backend: the table of encoded pieces stays within its configured size', async () => {

@@ -1,0 +1,189 @@
+#include "splitters.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace midpack {
+
+namespace {
+
+inline bool isNewline(uint32_t c) { return c == '\r' || c == '\n'; }
+
+inline uint32_t lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+// (?i:'s|'t|'re|'ve|'m|'ll|'d) at i: its length in code points, or 0. The reference's case
+// folding also takes U+017F (long s) for s; no other code point folds to these letters.
+size_t contraction(const char32_t* s, size_t n, size_t i) {
+  if (i + 1 >= n || s[i] != '\'') return 0;
+  uint32_t a = lower(s[i + 1]);
+  if (a == 's' || a == 0x17F || a == 't' || a == 'm' || a == 'd') return 2;
+  if (i + 2 >= n) return 0;
+  uint32_t b = lower(s[i + 2]);
+  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
+  return 0;
+}
+
+// DeepSeek-V3's [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]: every ASCII punctuation mark and symbol.
+inline bool asciiPunct(uint32_t c) { return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E); }
+inline bool asciiLetter(uint32_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+// DeepSeek-V3's [一-龥぀-ゟ゠-ヿ]: U+4E00..U+9FA5, U+3040..U+309F, U+30A0..U+30FF.
+inline bool cjk(uint32_t c) { return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x3040 && c <= 0x30FF); }
+
+}  // namespace
+
+Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> classes) : pattern_(pattern), maxDigits_(maxDigits), classes_(std::move(classes)) {
+  if (maxDigits_ < 1) throw std::invalid_argument("Splitter: maxDigits must be at least 1");
+  if (static_cast<int>(pattern_) < 0 || static_cast<int>(pattern_) > 2) throw std::invalid_argument("Splitter: unknown pattern");
+}
+
+size_t Splitter::next(const char32_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
+  keep = true;
+  if (pattern_ == SplitPattern::kQwen) return qwen(s, n, i);
+  if (pattern_ == SplitPattern::kO200k) {
+    size_t end = o200k(s, n, i);
+    if (end > i) return end;
+    // Removed: the text up to the next match is dropped.
+    keep = false;
+    size_t k = i + 1;
+    while (k < n && o200k(s, n, k) == k) k++;
+    return k;
+  }
+  if (i >= segmentEnd) segmentEnd = deepSeekSegment(s, n, i);
+  size_t end = deepSeekPiece(s, segmentEnd, i);
+  if (end > i) return end;
+  // Isolated: the text up to the next match is a piece of its own.
+  size_t k = i + 1;
+  while (k < segmentEnd && deepSeekPiece(s, segmentEnd, k) == k) k++;
+  return k;
+}
+
+// The white-space alternatives at i: \s*[\r\n]+ to the run's last line break, else \s+(?!\S)
+// (the run but its last character when a non-space follows), else \s+. i when s[i] is no space.
+size_t Splitter::whitespace(const char32_t* s, size_t n, size_t i) const {
+  size_t j = i;
+  size_t lastNewline = n;
+  while (j < n && (classOf(s[j]) & kSpace)) {
+    if (isNewline(s[j])) lastNewline = j;
+    j++;
+  }
+  if (j == i) return i;
+  if (lastNewline != n) return lastNewline + 1;
+  if (j == n || j - i == 1) return j;
+  return j - 1;
+}
+
+size_t Splitter::qwen(const char32_t* s, size_t n, size_t i) const {
+  if (size_t k = contraction(s, n, i)) return i + k;
+  uint8_t c = classOf(s[i]);
+  // [^\r\n\p{L}\p{N}]?\p{L}+
+  size_t j = i;
+  if (!(c & (kLetter | kNumber)) && !isNewline(s[i]) && i + 1 < n && (classOf(s[i + 1]) & kLetter)) j = i + 1;
+  if (classOf(s[j]) & kLetter) {
+    while (j < n && (classOf(s[j]) & kLetter)) j++;
+    return j;
+  }
+  // \p{N}{1,K}
+  if (c & kNumber) {
+    j = i;
+    while (j < n && j - i < static_cast<size_t>(maxDigits_) && (classOf(s[j]) & kNumber)) j++;
+    return j;
+  }
+  // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
+  auto other = [&](size_t k) { return k < n && !(classOf(s[k]) & (kLetter | kNumber | kSpace)); };
+  j = s[i] == ' ' ? i + 1 : i;
+  if (other(j)) {
+    while (other(j)) j++;
+    while (j < n && isNewline(s[j])) j++;
+    return j;
+  }
+  size_t end = whitespace(s, n, i);
+  return end > i ? end : i + 1;  // every character matches one alternative; kept whole if not
+}
+
+// The piece of DeepSeek-V3's first two Splits that starts at i: at most three numbers, or a run
+// of non-numbers; within it, a run of the CJK ranges or a run of anything else.
+size_t Splitter::deepSeekSegment(const char32_t* s, size_t n, size_t i) const {
+  size_t end = i;
+  if (classOf(s[i]) & kNumber) {
+    while (end < n && end - i < 3 && (classOf(s[end]) & kNumber)) end++;
+  } else {
+    while (end < n && !(classOf(s[end]) & kNumber)) end++;
+  }
+  const bool inCjk = cjk(s[i]);
+  size_t k = i + 1;
+  while (k < end && cjk(s[k]) == inCjk) k++;
+  return k;
+}
+
+// DeepSeek-V3's third Split at i, within a piece that ends at n: the match's end, or i.
+size_t Splitter::deepSeekPiece(const char32_t* s, size_t n, size_t i) const {
+  const uint32_t c = s[i];
+  // [!"#...~][A-Za-z]+
+  if (asciiPunct(c) && i + 1 < n && asciiLetter(s[i + 1])) {
+    size_t j = i + 1;
+    while (j < n && asciiLetter(s[j])) j++;
+    return j;
+  }
+  // [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+  const uint8_t k = classOf(c);
+  size_t j = i;
+  if (!(k & (kLetter | kPunct | kSymbol)) && !isNewline(c) && i + 1 < n && (classOf(s[i + 1]) & (kLetter | kMark))) j = i + 1;
+  if (classOf(s[j]) & (kLetter | kMark)) {
+    while (j < n && (classOf(s[j]) & (kLetter | kMark))) j++;
+    return j;
+  }
+  // ' ?[\p{P}\p{S}]+[\r\n]*'
+  j = c == ' ' && i + 1 < n ? i + 1 : i;
+  if (classOf(s[j]) & (kPunct | kSymbol)) {
+    while (j < n && (classOf(s[j]) & (kPunct | kSymbol))) j++;
+    while (j < n && isNewline(s[j])) j++;
+    return j;
+  }
+  return whitespace(s, n, i);
+}
+
+// [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ (upperFirst false) or
+// [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* (true) at p, as the regex
+// backtracks: the end, or p when it does not match.
+size_t Splitter::o200kLetters(const char32_t* s, size_t n, size_t p, bool upperFirst) const {
+  const uint8_t upper = kUpperLike | kMark, lowerish = kLowerLike | kMark;
+  size_t a = p;
+  while (a < n && (classOf(s[a]) & upper)) a++;
+  if (upperFirst && a == p) return p;
+  size_t b = a;
+  while (b < n && (classOf(s[b]) & lowerish)) b++;
+  if (upperFirst || b > a) return b;
+  // The upper run ends where no lower one starts: give back characters of it until the last
+  // one that is also of the second class; that one is the [...]+ and the match ends after it.
+  for (size_t k = a; k > p; k--)
+    if (classOf(s[k - 1]) & lowerish) return k;
+  return p;
+}
+
+size_t Splitter::o200k(const char32_t* s, size_t n, size_t i) const {
+  const uint8_t c = classOf(s[i]);
+  const bool prefix = !(c & (kLetter | kNumber)) && !isNewline(s[i]) && i + 1 < n;
+  // The two letter alternatives, each first with the optional leading character, then without.
+  for (bool upperFirst : {false, true}) {
+    size_t end = prefix ? o200kLetters(s, n, i + 1, upperFirst) : i;
+    if (end <= i + 1) end = o200kLetters(s, n, i, upperFirst);
+    if (end > i) return end + contraction(s, n, end);
+  }
+  // \p{N}{1,3}
+  if (c & kNumber) {
+    size_t j = i;
+    while (j < n && j - i < 3 && (classOf(s[j]) & kNumber)) j++;
+    return j;
+  }
+  // ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+  auto other = [&](size_t k) { return k < n && !(classOf(s[k]) & (kLetter | kNumber | kSpace)); };
+  size_t j = s[i] == ' ' ? i + 1 : i;
+  if (other(j)) {
+    while (other(j)) j++;
+    while (j < n && (isNewline(s[j]) || s[j] == '/')) j++;
+    return j;
+  }
+  return whitespace(s, n, i);
+}
+
+}  // namespace midpack
