@@ -7,6 +7,7 @@ import { OUTPUT_MARKER } from './inputs.js';
 import { isRemote, joinRemote } from './remote.js';
 import { deleteObjects, getObject, listObjects, PART_BYTES, putObject, storedSha256, takeRemoteLock, uploadFile, StorageError, type RemoteLockBody } from './s3.js';
 import { processIsGone } from './stale.js';
+import pLimit from 'p-limit';
 
 /** A --work-dir given with a local --out: the work store already lives in OUT/.work there. */
 export function checkWorkDir(out: string, workDir: string | undefined): void {
@@ -130,7 +131,7 @@ async function publish(o: RemoteOutOptions): Promise<void> {
   const before = earlier ? (JSON.parse(earlier.toString('utf8')) as MarkerFiles) : undefined;
   const files = (local.files ?? []).filter((f) => f !== 'manifest.json');
   if (before && before.fingerprint !== local.fingerprint) await deleteObjects([joinRemote(o.remote, 'manifest.json')]); // not a finished output of these files until the new one is up
-  for (const f of files) await sendFile(join(o.local, f), joinRemote(o.remote, f));
+  await sendFiles(files.map((f) => ({ path: join(o.local, f), url: joinRemote(o.remote, f) })), o.remote);
   await putObject(joinRemote(o.remote, OUTPUT_MARKER), readFileSync(markerPath));
   await sendFile(join(o.local, 'manifest.json'), joinRemote(o.remote, 'manifest.json'));
   const kept = new Set(local.files ?? []);
@@ -138,12 +139,34 @@ async function publish(o: RemoteOutOptions): Promise<void> {
   await deleteObjects(stale.map((f) => joinRemote(o.remote, f)));
 }
 
-/** One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it). */
-export async function sendFile(path: string, url: string): Promise<void> {
+/** Small files (one PUT each) sent at once; larger ones go one at a time, each a multipart upload of UPLOAD_QUEUE parts at once. */
+const SMALL_UPLOADS_AT_ONCE = 4;
+
+/**
+ * Files up to a prefix, several at once (each request waits on the store far longer than on
+ * this machine): one listing of the prefix says which may be there already, so a fresh prefix
+ * costs no request per file before its upload. Every upload is settled before this returns
+ * (none is left running behind a failure); the first failure is thrown.
+ */
+export async function sendFiles(files: readonly { path: string; url: string }[], prefix: string): Promise<void> {
+  const listed = new Map((await listObjects(prefix.endsWith('/') ? prefix : `${prefix}/`)).map((x) => [x.url, x.size]));
+  const small = pLimit(SMALL_UPLOADS_AT_ONCE);
+  const large = pLimit(1);
+  const settled = await Promise.allSettled(files.map((f) => (existsSync(f.path) && statSync(f.path).size > PART_BYTES ? large : small)(() => sendFile(f.path, f.url, listed))));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it).
+ * `listed`: the sizes of the objects under the prefix, when it was listed: an object not there,
+ * or of another size, is not asked about.
+ */
+export async function sendFile(path: string, url: string, listed?: ReadonlyMap<string, number>): Promise<void> {
   if (!existsSync(path)) throw new StorageError(`${path}: a file of the finished output is missing from the staging folder; rerun the job`, 'Missing');
   const { sha256, bytes } = await sha256File(path);
-  const there = await storedSha256(url);
+  const there = !listed || listed.get(url) === bytes ? await storedSha256(url) : undefined;
   if (there && there.sha256 === sha256 && there.size === bytes) return;
-  if (statSync(path).size > PART_BYTES) await uploadFile(path, url, sha256);
+  if (bytes > PART_BYTES) await uploadFile(path, url, sha256);
   else await putObject(url, readFileSync(path), { sha256 });
 }
