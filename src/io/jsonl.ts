@@ -4,6 +4,7 @@ import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { openBytes, readLines } from './lines.js';
+import { rethrowStorageFailure } from './storage.js';
 import { removeStaleTemps } from './stale.js';
 import { docToJson, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
@@ -26,6 +27,7 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
       yield rec;
     }
   } catch (e) {
+    rethrowStorageFailure(e);
     // A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never the run.
     const fault = unreadableFile(file, e);
     if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault

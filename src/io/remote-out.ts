@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sha256File } from '../write/files.js';
@@ -52,6 +52,9 @@ export function workBase(workDir?: string): string {
   return resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
 }
 
+/** readObject's codes for an object deleted or replaced while it was read. */
+const INPUT_CHANGED = new Set(['ObjectGone', 'ObjectChanged']);
+
 /** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */
 export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T>): Promise<T> {
   return withPrefixLock(o, async () => {
@@ -60,6 +63,9 @@ export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T
     try {
       result = await job();
     } catch (e) {
+      // An input that changed mid-read makes the work staged so far of no use to a rerun (its
+      // fingerprint will differ): nothing is left behind. Other failures keep it, to resume from.
+      if (e instanceof StorageError && INPUT_CHANGED.has(e.code)) rmSync(o.local, { recursive: true, force: true });
       // The local checks speak of the staging folder; the user named the prefix.
       if (e instanceof Error) e.message = e.message.split(o.local).join(o.remote);
       throw e;

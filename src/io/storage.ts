@@ -3,7 +3,7 @@ import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { asyncBufferFromFile, cachedAsyncBuffer, type AsyncBuffer } from 'hyparquet';
 import { isRemote } from './remote.js';
-import { getObject, getRange, headObject, listObjects, readObject, type RemoteObject } from './s3.js';
+import { getObject, getRange, headObject, listObjects, readObject, StorageError, type RemoteObject } from './s3.js';
 import { getObjectSync, headObjectSync, listObjectsSync } from './s3-sync.js';
 import { listenForReadHashes, readHash } from './read-hashes.js';
 
@@ -14,6 +14,17 @@ export { isRemote } from './remote.js';
  * calls. Local paths go straight to the filesystem (the same streams as before, no copy);
  * remote ones go through s3.ts: ranged GETs with bounded read-ahead, listing in stable order.
  */
+
+/**
+ * Rethrows a failure of the object store met while reading an input (the object deleted or
+ * replaced mid-read, access refused, the store unreachable after the retries): the readers count
+ * files whose bytes are bad, but this is none of the file's doing, and its sha256 for the
+ * manifest could not be had either, so the job stops there, in one line naming the object,
+ * and publishes nothing (a rerun resumes).
+ */
+export function rethrowStorageFailure(e: unknown): void {
+  if (e instanceof StorageError) throw e;
+}
 
 /** The raw bytes of a file or object, as a stream (1 MiB local reads; 8 MiB ranged GETs, two ahead). */
 export function openRaw(path: string): Readable {
@@ -28,7 +39,7 @@ export function openRaw(path: string): Readable {
 export async function asyncBufferOf(path: string): Promise<AsyncBuffer> {
   if (!isRemote(path)) return asyncBufferFromFile(path);
   const head = await headObject(path);
-  if (!head) throw new Error(`${path}: no such object`);
+  if (!head) throw new StorageError(`${path}: no such object (read)`, 'NoSuchKey');
   return cachedAsyncBuffer({
     byteLength: head.size,
     slice: async (start: number, end?: number) => {

@@ -11,7 +11,8 @@ import type { TokenizeRequest } from './encode.js';
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
 // The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
 const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, workerData.vocabulary);
-parentPort!.on('message', (msg: { batch: number; docs: TokenizeRequest[] }) => {
+parentPort!.on('message', (msg: { batch: number; docs: TokenizeRequest[] } | { stop: true }) => {
+  if ('stop' in msg) process.exit(0); // the pool is closing: after the batches sent before this
   const t0 = performance.now();
   const result = encodeBatch(tokenizer, msg.docs);
   const transfer = [result.ids, result.mask, result.boundaries, result.lens, result.boundaryCounts, result.masked].map((a) => a.buffer as ArrayBuffer);
