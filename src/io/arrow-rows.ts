@@ -1,6 +1,6 @@
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import type { Ledger } from '../core/ledger.js';
-import { openRaw } from './storage.js';
+import { openRaw, rethrowStorageFailure } from './storage.js';
 
 /**
  * Reads rows of an Arrow IPC file (stream or file format) as plain objects, one record batch at a
@@ -13,6 +13,7 @@ export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: 
     const reader = await RecordBatchReader.from(openRaw(file));
     batches = reader[Symbol.asyncIterator]();
   } catch (e) {
+    rethrowStorageFailure(e);
     ledger.input();
     ledger.drop('corrupt_arrow', `${file}: not a readable Arrow IPC file: ${(e as Error).message}`);
     return;
@@ -23,6 +24,7 @@ export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: 
     try {
       next = await batches.next();
     } catch (e) {
+      rethrowStorageFailure(e);
       ledger.input();
       ledger.drop('corrupt_arrow', `${file}: record batch after row ${row} cannot be read: ${(e as Error).message}`);
       return;

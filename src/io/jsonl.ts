@@ -4,6 +4,7 @@ import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { openBytes, readLines, type Line } from './lines.js';
+import { rethrowStorageFailure } from './storage.js';
 import { removeStaleTemps } from './stale.js';
 import { docToJson, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
@@ -35,6 +36,8 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
  * the run: one record dropped under its reason, after `lines` lines read.
  */
 export function countFault(file: string, e: unknown, lines: number, ledger: Ledger, owns?: (key: string) => boolean): void {
+  rethrowStorageFailure(e); // the storage itself failing stops the job (docs/scale.md), never a file's count
+  // A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never the run.
   const fault = unreadableFile(file, e);
   if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
   ledger.input();

@@ -7,7 +7,12 @@ import { openRaw } from './storage.js';
 export function openBytes(path: string): AsyncIterable<Buffer> {
   if (path === '-') return process.stdin;
   const raw = openRaw(path);
-  if (path.endsWith('.gz')) return raw.pipe(createGunzip());
+  if (path.endsWith('.gz')) {
+    // pipe() does not pass a source's failure on: without this, a read that fails would leave the reader waiting.
+    const gunzip = createGunzip();
+    raw.on('error', (e) => gunzip.destroy(e));
+    return raw.pipe(gunzip);
+  }
   if (path.endsWith('.zst') || path.endsWith('.zstd')) return zstdStream(raw);
   return raw;
 }

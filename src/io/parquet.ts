@@ -1,7 +1,7 @@
 import { parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { Ledger } from '../core/ledger.js';
-import { asyncBufferOf } from './storage.js';
+import { asyncBufferOf, rethrowStorageFailure } from './storage.js';
 
 /**
  * Reads Parquet rows as objects, one row group at a time, so memory is bounded by the
@@ -23,6 +23,7 @@ export async function* readParquetRows(
     buffer = await asyncBufferOf(file);
     metadata = await parquetMetadataAsync(buffer);
   } catch (e) {
+    rethrowStorageFailure(e);
     ledger.input();
     ledger.drop('corrupt_parquet', `${file}: not a readable Parquet file: ${(e as Error).message}`);
     return;
@@ -34,6 +35,7 @@ export async function* readParquetRows(
     try {
       rows = (await parquetReadObjects({ file: buffer, metadata, compressors, rowStart, rowEnd, columns })) as Record<string, unknown>[];
     } catch (e) {
+      rethrowStorageFailure(e);
       ledger.input(rowEnd - rowStart);
       ledger.drop('corrupt_parquet', `${file}: row group ${g} (rows ${rowStart}..${rowEnd - 1}) cannot be read: ${(e as Error).message}`, rowEnd - rowStart);
       rowStart = rowEnd;

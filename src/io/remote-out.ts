@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sha256File } from '../write/files.js';
@@ -7,6 +7,7 @@ import { OUTPUT_MARKER } from './inputs.js';
 import { isRemote, joinRemote } from './remote.js';
 import { deleteObjects, getObject, listObjects, PART_BYTES, putObject, storedSha256, takeRemoteLock, uploadFile, StorageError, type RemoteLockBody } from './s3.js';
 import { processIsGone } from './stale.js';
+import pLimit from 'p-limit';
 
 /** A --work-dir given with a local --out: the work store already lives in OUT/.work there. */
 export function checkWorkDir(out: string, workDir: string | undefined): void {
@@ -51,6 +52,9 @@ export function workBase(workDir?: string): string {
   return resolve(workDir ?? process.env.MIDPACK_WORK_DIR ?? join(tmpdir(), 'midpack-work'));
 }
 
+/** readObject's codes for an object deleted or replaced while it was read. */
+const INPUT_CHANGED = new Set(['ObjectGone', 'ObjectChanged']);
+
 /** Runs `job` on the local staging folder of a remote output, then publishes what it finished. */
 export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T>): Promise<T> {
   return withPrefixLock(o, async () => {
@@ -59,6 +63,9 @@ export async function withRemoteOut<T>(o: RemoteOutOptions, job: () => Promise<T
     try {
       result = await job();
     } catch (e) {
+      // An input that changed mid-read makes the work staged so far of no use to a rerun (its
+      // fingerprint will differ): nothing is left behind. Other failures keep it, to resume from.
+      if (e instanceof StorageError && INPUT_CHANGED.has(e.code)) rmSync(o.local, { recursive: true, force: true });
       // The local checks speak of the staging folder; the user named the prefix.
       if (e instanceof Error) e.message = e.message.split(o.local).join(o.remote);
       throw e;
@@ -130,7 +137,7 @@ async function publish(o: RemoteOutOptions): Promise<void> {
   const before = earlier ? (JSON.parse(earlier.toString('utf8')) as MarkerFiles) : undefined;
   const files = (local.files ?? []).filter((f) => f !== 'manifest.json');
   if (before && before.fingerprint !== local.fingerprint) await deleteObjects([joinRemote(o.remote, 'manifest.json')]); // not a finished output of these files until the new one is up
-  for (const f of files) await sendFile(join(o.local, f), joinRemote(o.remote, f));
+  await sendFiles(files.map((f) => ({ path: join(o.local, f), url: joinRemote(o.remote, f) })), o.remote);
   await putObject(joinRemote(o.remote, OUTPUT_MARKER), readFileSync(markerPath));
   await sendFile(join(o.local, 'manifest.json'), joinRemote(o.remote, 'manifest.json'));
   const kept = new Set(local.files ?? []);
@@ -138,12 +145,34 @@ async function publish(o: RemoteOutOptions): Promise<void> {
   await deleteObjects(stale.map((f) => joinRemote(o.remote, f)));
 }
 
-/** One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it). */
-export async function sendFile(path: string, url: string): Promise<void> {
+/** Small files (one PUT each) sent at once; larger ones go one at a time, each a multipart upload of UPLOAD_QUEUE parts at once. */
+const SMALL_UPLOADS_AT_ONCE = 4;
+
+/**
+ * Files up to a prefix, several at once (each request waits on the store far longer than on
+ * this machine): one listing of the prefix says which may be there already, so a fresh prefix
+ * costs no request per file before its upload. Every upload is settled before this returns
+ * (none is left running behind a failure); the first failure is thrown.
+ */
+export async function sendFiles(files: readonly { path: string; url: string }[], prefix: string): Promise<void> {
+  const listed = new Map((await listObjects(prefix.endsWith('/') ? prefix : `${prefix}/`)).map((x) => [x.url, x.size]));
+  const small = pLimit(SMALL_UPLOADS_AT_ONCE);
+  const large = pLimit(1);
+  const settled = await Promise.allSettled(files.map((f) => (existsSync(f.path) && statSync(f.path).size > PART_BYTES ? large : small)(() => sendFile(f.path, f.url, listed))));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it).
+ * `listed`: the sizes of the objects under the prefix, when it was listed: an object not there,
+ * or of another size, is not asked about.
+ */
+export async function sendFile(path: string, url: string, listed?: ReadonlyMap<string, number>): Promise<void> {
   if (!existsSync(path)) throw new StorageError(`${path}: a file of the finished output is missing from the staging folder; rerun the job`, 'Missing');
   const { sha256, bytes } = await sha256File(path);
-  const there = await storedSha256(url);
+  const there = !listed || listed.get(url) === bytes ? await storedSha256(url) : undefined;
   if (there && there.sha256 === sha256 && there.size === bytes) return;
-  if (statSync(path).size > PART_BYTES) await uploadFile(path, url, sha256);
+  if (bytes > PART_BYTES) await uploadFile(path, url, sha256);
   else await putObject(url, readFileSync(path), { sha256 });
 }

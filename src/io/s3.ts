@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { hostname } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { formatRemote, parseRemote, type RemoteUrl } from './remote.js';
+import { rememberReadHash } from './read-hashes.js';
 
 /**
  * Objects in an S3-compatible store (AWS S3, MinIO, Ceph RGW, R2, GCS's S3 API) through the
@@ -193,15 +194,19 @@ export async function getRange(url: string, start: number, end: number, etag?: s
 /** Read size and read-ahead of remote streams: at most (AHEAD + 1) × CHUNK bytes in memory per open object. */
 export const READ_CHUNK_BYTES = 8 << 20;
 const READ_AHEAD = 2;
+/** The first range is small, so the reader starts on it while the read-ahead ranges are on their way. */
+const FIRST_RANGE_BYTES = 1 << 20;
 
 /**
- * An object as a byte stream of ranged GETs, READ_AHEAD ranges requested ahead of the reader,
+ * An object as a byte stream of ranged GETs, READ_AHEAD ranges requested ahead of the reader
+ * (from the moment the first range tells the size, before the reader has its first bytes),
  * every range pinned to the first one's ETag: an object replaced or deleted mid-read is an
- * error naming it, never a mix of two versions.
+ * error naming it, never a mix of two versions. The bytes are hashed as they pass; an object
+ * read to its end leaves its sha256 for the manifest (read-hashes.ts), so it is not read twice.
  */
 export async function* readObject(url: string, chunkBytes = READ_CHUNK_BYTES): AsyncIterable<Buffer> {
-  const first = await getRange(url, 0, chunkBytes);
-  if (first.bytes.length) yield first.bytes;
+  const first = await getRange(url, 0, Math.min(chunkBytes, FIRST_RANGE_BYTES));
+  const hash = createHash('sha256').update(first.bytes);
   const pending: Promise<{ bytes: Buffer }>[] = [];
   let next = first.bytes.length;
   const request = () => {
@@ -212,11 +217,14 @@ export async function* readObject(url: string, chunkBytes = READ_CHUNK_BYTES): A
     next += chunkBytes;
   };
   for (let i = 0; i < READ_AHEAD; i++) request();
+  if (first.bytes.length) yield first.bytes;
   while (pending.length) {
     const { bytes } = await pending.shift()!;
     request();
+    hash.update(bytes);
     yield bytes;
   }
+  rememberReadHash(url, first.etag, first.size, hash.digest('hex'));
 }
 
 /** Writes a small object in one PUT (atomic: readers see the old object or the whole new one). */

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { isRemote, joinRemote, remoteAsPath } from '../io/remote.js';
-import { LOCK, sendFile, stagingDir, withPrefixLock } from '../io/remote-out.js';
+import { LOCK, sendFile, sendFiles, stagingDir, withPrefixLock } from '../io/remote-out.js';
 import { copyObjectAny, deleteObjects, getObject, listObjects, storedSha256, type RemoteObject } from '../io/s3.js';
 import type { Manifest } from './pack-manifest.js';
 import { MergeError, type RankOutput } from './merge-checks.js';
@@ -137,7 +137,7 @@ function bucketPlacement(out: string, prefixOf: ReadonlyMap<string, string>): Sh
 async function publishMerge(local: string, out: string, shardCount: number): Promise<void> {
   const files = walk(local).filter((f) => f !== 'manifest.json' && !/^shards\/part-\d+\.arrow$/.test(f));
   await deleteObjects([joinRemote(out, 'manifest.json')]); // gone already unless no shard was placed
-  for (const f of files) await sendFile(join(local, f), joinRemote(out, f));
+  await sendFiles(files.map((f) => ({ path: join(local, f), url: joinRemote(out, f) })), out);
   const stale = (await listObjects(`${joinRemote(out, 'shards')}/`)).filter((o) => {
     const m = /\/shards\/part-(\d+)\.arrow$/.exec(o.url);
     return m !== null && Number(m[1]) >= shardCount;

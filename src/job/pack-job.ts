@@ -6,7 +6,7 @@ import { Ledger } from '../core/ledger.js';
 import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
 import { expandInputs } from '../io/inputs.js';
-import { isRemote, remoteObjectSync, sha256Remote } from '../io/storage.js';
+import { isRemote, primeRemoteInputs, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
 import { TokenizePool } from '../tokenize/pool.js';
@@ -177,7 +177,8 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
   const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
   let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess });
   try {
-    const { backend, reason } = await resolveTokenizerBackend(o.tokenizer, requested);
+    // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
+    const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
     if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
     if (backend !== guess) {
       await pool.close();

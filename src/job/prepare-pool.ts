@@ -6,6 +6,7 @@ import type { Doc } from '../doc/document.js';
 import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import { SourcePieces, sourceTasks } from './prepare-source.js';
+import { knownRemoteInputs } from '../io/storage.js';
 import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone } from './prepare-types.js';
 
 /**
@@ -114,7 +115,7 @@ export async function* preparedInWorkers(
   let next = 0;
   const running = Math.min(Math.max(1, workers), parts.length);
   const spawn = () => {
-    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running } satisfies PrepareSetup });
+    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running, remote: knownRemoteInputs() } satisfies PrepareSetup });
     threads.push(w);
     let k = -1;
     // The worker takes the next task when it is done with one: its modules load once.

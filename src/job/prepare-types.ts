@@ -3,6 +3,7 @@ import type { LedgerJson } from '../core/ledger.js';
 import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import type { StageTime } from './stage-times.js';
+import type { knownRemoteInputs } from '../io/storage.js';
 
 /**
  * The types the prepare step's parts share: a task (prepare-source.ts makes them), what a prepare
@@ -51,6 +52,8 @@ export interface PrepareSetup {
   runDir: string;
   /** Prepare workers running at once: a run's stated cache budgets are split over them. */
   threads: number;
+  /** The remote inputs the main thread has resolved: a worker makes no request to find them again. */
+  remote?: ReturnType<typeof knownRemoteInputs>;
 }
 
 /** One task for a worker: the config's `index`th source or a piece of it, its documents into `part` (`part`.jsonl and `part`.idx). */

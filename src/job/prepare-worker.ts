@@ -8,6 +8,7 @@ import { documentSegments } from '../stages/mask/count.js';
 import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { shareContentCaches } from '../stages/edits/content-cache.js';
+import { adoptRemoteInputs } from '../io/storage.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
@@ -17,6 +18,7 @@ import { shareContentCaches } from '../stages/edits/content-cache.js';
  * hold; at the end of a source, its ledgers, figures and stage times.
  */
 const setup = workerData as PrepareSetup;
+if (setup.remote) adoptRemoteInputs(setup.remote);
 shareContentCaches(setup.threads);
 const post = (m: PrepareMessage) => parentPort!.postMessage(m);
 /** A flush at least this often, so the main thread reads a slow source as it goes. */

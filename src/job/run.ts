@@ -18,6 +18,7 @@ import { packPerSource, type Masker } from './run-per-source.js';
 import type { RunConfig } from './run-config.js';
 import { tokenizerInfo } from '../tokenize/tokenizer.js';
 import { isRemote, joinRemote } from '../io/remote.js';
+import { primeRemoteInputs } from '../io/storage.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { withLocalInputs } from '../io/remote-files.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
@@ -120,6 +121,8 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
   if (phase === 'pack' && cfg.mask && o.counts) checkCountsCover(o.counts, readCountsHeader(o.countsFile ?? o.counts), rank);
   const out = rankOutDir(cfg.out, rank);
   const runDir = join(out, '.run');
+  // Remote inputs resolved at once, before the fingerprint and the prepare workers need them.
+  await primeRemoteInputs(cfg.sources.flatMap((s) => s.inputs));
   // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
   const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, workDir: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
   // Everything that decides the bytes but the merged counts, which only phase pack is given.

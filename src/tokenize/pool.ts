@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
@@ -161,9 +162,29 @@ export class TokenizePool {
     if (!this.closed) {
       this.closing = true;
       lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
-      this.closed = Promise.all(this.workers.map((w) => w.terminate())).then(() => {});
+      this.closed = Promise.all(this.workers.map(stopWorker)).then(() => {});
     }
     return this.closed;
+  }
+}
+
+/** How long a worker has to finish the batches it holds before it is stopped outright. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Stops a worker after the batches it holds: terminated in the middle of one (a job that fails
+ * while tokenizing), a worker inside the native tokenizer cannot take the termination and takes
+ * the process down with it (a fatal error or a segfault instead of the job's one-line error).
+ */
+async function stopWorker(w: Worker): Promise<void> {
+  if (w.threadId === -1) return; // exited already
+  const exited = once(w, 'exit');
+  w.postMessage({ stop: true });
+  const overdue = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
+  try {
+    await exited;
+  } finally {
+    clearTimeout(overdue);
   }
 }
 

@@ -40,10 +40,12 @@ export class HashThread {
 
   private constructor() {
     this.worker = new Worker(new URL('./hash-worker.js', import.meta.url));
-    this.worker.unref();
     this.worker.on('message', (r: HashReply) => this.settle(r));
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`the hash thread exited (code ${code})`)));
+    // After the listeners: adding a 'message' listener refs a worker again, and a job that failed
+    // before its first hash request would then never exit.
+    this.worker.unref();
   }
 
   /** The process's hash thread, started on first use. */

@@ -9,6 +9,8 @@ import { getObject, listObjects, putObject } from '../../src/io/s3.js';
 import { repoRoot } from '../helpers/paths.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 import { slow } from '../helpers/tiers.js';
+import { midpack } from '../helpers/run-cli.js';
+import { stagingDir } from '../../src/io/remote-out.js';
 import { MEASURED_REPORT_KEYS } from '../../src/report/figures.js';
 
 /**
@@ -123,4 +125,42 @@ test('a run whose upload was cut off resumes from what the bucket holds, to the 
   const got = new Map((await listObjects(`${out}/`)).filter((o) => !/report\.|\.midpack-output/.test(o.key)).map((o) => [o.key, o.etag]));
   assert.deepEqual(got, want);
 
+});
+
+test('run --phase pack --counts s3://... (a masked run over 2 ranks, bucket to bucket): the same bytes as with the counts file on local disk', slow, async () => {
+  // The same two-rank masked run from and to the bucket twice through the CLI, each rank
+  // prepared, the ranks' counts merged, each rank packed: once with the merged counts on local
+  // disk, once with the same counts read from the bucket.
+  const env = { ...s3.env, MIDPACK_WORK_DIR: join(tmp, 'masked-staging') };
+  const configs = ['a', 'b'].map((k) => {
+    const path = join(tmp, `masked-${k}.json`);
+    writeFileSync(path, JSON.stringify({ ...config('s3://corpus/in/docs', `s3://corpus/masked-${k}`), mask: { minDocs: 2 } }));
+    return path;
+  });
+  const ok = (args: string[]) => {
+    const r = midpack([...args, '--world-size', '2', '--no-progress', '--workers', '1'], { env });
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+  };
+  for (const c of configs) for (const r of ['0', '1']) ok(['run', c, '--phase', 'prepare', '--rank', r]);
+  // A rank's counts stay in its staging folder (a prepare phase publishes nothing).
+  const rankCounts = ['rank-00000', 'rank-00001'].map((d) => join(stagingDir('s3://corpus/masked-a', env.MIDPACK_WORK_DIR), d, '.run', 'mask-counts.bin'));
+  const counts = join(tmp, 'masked-counts.bin');
+  const merged = midpack(['mask', 'merge', ...rankCounts, '--out', counts]);
+  assert.equal(merged.status, 0, merged.stderr);
+  await putObject('s3://corpus/counts/masked.bin', readFileSync(counts));
+  for (const r of ['0', '1']) {
+    ok(['run', configs[0]!, '--phase', 'pack', '--rank', r, '--counts', counts]);
+    ok(['run', configs[1]!, '--phase', 'pack', '--rank', r, '--counts', 's3://corpus/counts/masked.bin']);
+  }
+  for (const rank of ['rank-00000', 'rank-00001']) {
+    const manifest = (k: string) => getObject(`s3://corpus/masked-${k}/${rank}/manifest.json`).then((b) => JSON.parse(b!.toString('utf8')));
+    const [a, b] = [await manifest('a'), await manifest('b')];
+    assert.ok(a.counts.masked_tokens > 0, 'the counts masked something: the comparison is of real masks');
+    assert.equal(b.counts.masked_tokens, a.counts.masked_tokens);
+    const files = [...a.shards.map((x: { filename: string }) => `shards/${x.filename}`), 'doc_lengths.u32', ...readdirSync(join(stagingDir('s3://corpus/masked-a', env.MIDPACK_WORK_DIR), rank, 'megatron')).map((f) => `megatron/${f}`)];
+    for (const f of files) {
+      const [x, y] = [await getObject(`s3://corpus/masked-a/${rank}/${f}`), await getObject(`s3://corpus/masked-b/${rank}/${f}`)];
+      assert.ok(x && y?.equals(x), `${rank}/${f}: the same bytes with the counts in the bucket`);
+    }
+  }
 });
