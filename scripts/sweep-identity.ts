@@ -1,0 +1,133 @@
+/**
+ * The identity sweep (issue 38, item 4): the pack path's ids (encodeDoc on the backend `auto`
+ * picks) against the Rust reference (npm `tokenizers`, added tokens removed), for each of the
+ * four tokenizers, over every development corpus: both web sets' pages, every text file and
+ * JSONL record of data-samples/, the e2e corpus (built once in .bench/), the shared trajectories
+ * rendered in each of the 13 shared chat templates (`midpack trajectories --chat-template`), a
+ * seeded Unicode fuzz corpus (test/helpers/unicode-fuzz.ts) of `--fuzz-mb` documents of 1M
+ * UTF-16 units each, and pieces over 1 MB. The tests run seeded samples of these; the sweep is
+ * the whole proof, so it exits 1 when any document differs.
+ *
+ *   npm run sweep:identity -- [--tokenizers qwen3,llama3,deepseek_v3,gpt4o] [--fuzz-mb 100] [--e2e-mb 40]
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../src/tokenize/tokenizer.js';
+import { repoRoot, sharedDir } from '../test/helpers/paths.js';
+import { rustReference, TOKENIZERS, wellFormed } from '../test/helpers/reference-tokenizer.js';
+import { unicodeFuzz } from '../test/helpers/unicode-fuzz.js';
+import { pageText, webSetPages } from '../test/helpers/web-pages.js';
+import { buildE2eCorpus, numberFlag } from './build-e2e-corpus.js';
+
+interface CorpusResult {
+  docs: number;
+  units: number;
+  differ: number;
+  first: string[];
+}
+type Corpus = { name: string; texts: () => Iterable<[label: string, text: string]> };
+
+function* files(dir: string): Iterable<string> {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) yield* files(p);
+    else if (e.isFile()) yield p;
+  }
+}
+
+function* jsonlTexts(path: string): Iterable<[string, string]> {
+  let i = 0;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const row = JSON.parse(line) as { text?: unknown };
+    if (typeof row.text === 'string') yield [`${path}#${i++}`, row.text];
+  }
+}
+
+function* sampleTexts(): Iterable<[string, string]> {
+  for (const p of files(join(repoRoot, 'data-samples'))) {
+    const bytes = readFileSync(p);
+    if (bytes.includes(0)) continue;
+    if (p.endsWith('.jsonl')) yield* jsonlTexts(p);
+    else yield [p, bytes.toString('utf8')];
+  }
+}
+
+/** The shared trajectories in each shared chat template, rendered by midpack's own CLI. */
+function renderTrajectories(dir: string): string[] {
+  const templates = join(sharedDir, 'data', 'chat-templates');
+  const out: string[] = [];
+  for (const t of readdirSync(templates).filter((f) => f.endsWith('.jinja')).sort()) {
+    const path = join(dir, `${t}.jsonl`);
+    const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'cli', 'main.js'), 'trajectories', join(sharedDir, 'data', 'trajectories'), '--chat-template', join(templates, t), '--out', path], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`rendering ${t} failed: ${r.stderr.trim().split('\n').pop()}`);
+    out.push(path);
+  }
+  return out;
+}
+
+function corpora(e2e: string, trajectories: string[], fuzzMb: number): Corpus[] {
+  return [
+    { name: 'web pages (both sets)', texts: function* () { for (const p of (webSetPages() ?? []).flat()) yield [p, pageText(p)]; } },
+    { name: 'data-samples', texts: sampleTexts },
+    { name: 'e2e corpus', texts: () => jsonlTexts(e2e) },
+    { name: `trajectories in ${trajectories.length} chat templates`, texts: function* () { for (const p of trajectories) yield* jsonlTexts(p); } },
+    { name: `unicode fuzz (${fuzzMb} x 1M units)`, texts: function* () { for (let s = 0; s < fuzzMb; s++) yield [`fuzz ${s}`, unicodeFuzz(`sweep-${s}`, 1_000_000)]; } },
+    {
+      name: 'pieces over 1 MB',
+      texts: () => [['letters', 'x' + 'é'.repeat(600_000)], ['spaces', ' '.repeat(1_200_000) + 'a'], ['digits', '٣'.repeat(600_000)]],
+    },
+  ];
+}
+
+async function sweepCorpus(tokenizer: MidTokenizer, reference: (text: string) => Promise<number[]>, corpus: Corpus): Promise<CorpusResult> {
+  const r: CorpusResult = { docs: 0, units: 0, differ: 0, first: [] };
+  for (const [label, text] of corpus.texts()) {
+    r.docs++;
+    r.units += text.length;
+    const got = Array.from(tokenizer.encodeDoc({ text }).ids).slice(0, -1); // less the end-of-text id
+    const want = await reference(wellFormed(text));
+    if (got.length === want.length && got.every((v, k) => v === want[k])) continue;
+    r.differ++;
+    const at = got.findIndex((v, k) => v !== want[k]);
+    if (r.first.length < 5) r.first.push(`${label} at token ${at}: ${JSON.stringify(got.slice(at, at + 4))} vs ${JSON.stringify(want.slice(at, at + 4))}`);
+  }
+  return r;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--tokenizers');
+  const names = at >= 0 ? args[at + 1]!.split(',') : Object.keys(TOKENIZERS);
+  const fuzzMb = numberFlag(args, '--fuzz-mb', 100);
+  const e2eMb = numberFlag(args, '--e2e-mb', 40);
+  mkdirSync(join(repoRoot, '.bench'), { recursive: true });
+  const e2e = join(repoRoot, '.bench', `e2e-${e2eMb}.jsonl`);
+  if (!existsSync(e2e)) await buildE2eCorpus(e2e, e2eMb);
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-sweep-'));
+  let total = 0;
+  try {
+    const list = corpora(e2e, renderTrajectories(dir), fuzzMb);
+    for (const name of names) {
+      const spec = TOKENIZERS[name];
+      if (!spec) throw new Error(`unknown tokenizer ${name} (known: ${Object.keys(TOKENIZERS).join(', ')})`);
+      const backend = await resolveTokenizerBackend(spec, 'auto');
+      const tokenizer = await loadTokenizer(spec, backend.backend, true);
+      const reference = rustReference(spec);
+      process.stdout.write(`${name}: backend ${backend.backend}${backend.reason ? ` (${backend.reason})` : ''}\n`);
+      for (const corpus of list) {
+        const r = await sweepCorpus(tokenizer, reference, corpus);
+        total += r.differ;
+        process.stdout.write(`  ${corpus.name}: ${r.docs} documents, ${(r.units / 1e6).toFixed(1)}M units, ${r.differ} differ${r.first.map((f) => `\n    ${f}`).join('')}\n`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`documents that differ from the Rust reference: ${total}\n`);
+  if (total > 0) process.exitCode = 1;
+}
+
+await main();
