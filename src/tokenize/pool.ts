@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
@@ -178,7 +177,9 @@ const STOP_GRACE_MS = 10_000;
  */
 async function stopWorker(w: Worker): Promise<void> {
   if (w.threadId === -1) return; // exited already
-  const exited = once(w, 'exit');
+  // Not events.once: it rejects on 'error', and a worker that failed to load (started on a
+  // guessed backend that does not apply) reports that error while it is being stopped.
+  const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
   w.postMessage({ stop: true });
   const overdue = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
   try {
