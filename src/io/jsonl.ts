@@ -37,7 +37,6 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
  */
 export function countFault(file: string, e: unknown, lines: number, ledger: Ledger, owns?: (key: string) => boolean): void {
   rethrowStorageFailure(e); // the storage itself failing stops the job (docs/scale.md), never a file's count
-  // A truncated or fake .gz/.zst (or an unreadable file) costs that file from the fault on, never the run.
   const fault = unreadableFile(file, e);
   if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
   ledger.input();
