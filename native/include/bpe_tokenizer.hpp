@@ -1,14 +1,21 @@
 // A byte-level BPE tokenizer core with the Rust reference's ids, for the pre-tokenizer patterns
 // of Qwen2/2.5/3, Llama-3, DeepSeek-V3 and GPT-4o, split by hand (splitters.hpp: no regex
 // engine), with the Unicode classes given by the caller (the table the TypeScript side generated
-// from the reference). Each piece is looked up in the vocabulary, then
-// in a bounded table of pieces already encoded (one flat table for both, one probe); on a miss the reference's merge algorithm runs
-// (lowest merge rank first, leftmost on ties) in O(n log n). Every token gets its range in UTF-16
-// units of the input: a token owns each code point it holds a byte of.
+// from the reference).
+//
+// A text is read at its narrowest width: an ASCII text as bytes (its pieces are its own bytes,
+// no copy), a text without surrogates as its UTF-16 units, any other as code points with a map
+// back to units. Each piece is looked up in a direct-mapped table of recent short pieces (two
+// word compares), then in one flat table of the vocabulary and the pieces already encoded
+// (bounded); on a miss the reference's merge algorithm runs (lowest merge rank first, leftmost
+// on ties): a scan for short pieces, a heap for long ones, O(n log n). Every token gets its range
+// in UTF-16 units of the input: a token owns each code point it holds a byte of.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +23,23 @@
 #include "splitters.hpp"
 
 namespace midpack {
+
+// Memory for the tables probed once per piece (a few MB each, touched at random): 2 MB-aligned
+// and, on Linux, asked for transparent huge pages, so their probes do not also miss the TLB.
+void* allocateHuge(size_t bytes);
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocateHuge(n * sizeof(T))); }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  template <typename U>
+  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
 
 struct BpeConfig {
   // The id of each single byte.
@@ -72,6 +96,12 @@ class BpeTokenizer {
     Merge merge{-1, 0};
   };
   const Merge* findMerge(int32_t left, int32_t right) const;
+  template <typename C>
+  void encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out);
+  template <typename C>
+  void encodePieceAt(const C* s, size_t first, size_t last, const uint32_t* units, Encoding& out);
+  template <typename C>
+  void emitPiece(const C* s, size_t first, size_t last, bool ascii, const uint32_t* units, Encoding& out);
   // One slot of the flat piece table: the vocabulary's tokens and the pieces already encoded, in
   // one open-addressing table keyed by the piece's bytes (one hash, one probe sequence). `value`
   // is a token id (>= 0) or ~offset of the piece's ids in pieceIdArena_ (then `count` ids).
@@ -84,38 +114,45 @@ class BpeTokenizer {
   };
   void addVocabulary(const std::vector<std::string>& bytes, bool verify);
   void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
+  void lookupOrMerge(const char* bytes, size_t n, std::vector<int32_t>& ids);
   void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids);
+  static constexpr size_t kShortMergeBytes = 64;
+  void mergeShort(const char* bytes, size_t n, std::vector<int32_t>& ids) const;
   size_t findSlot(const char* bytes, size_t n, uint64_t hash) const;
   void insertSlot(const char* bytes, size_t n, uint64_t hash, size_t at, int32_t value, uint32_t count, bool cached);
   void clearCache();
-  void emitPiece(size_t first, size_t last, bool ascii, Encoding& out);
   const char* keyOf(const Slot& s) const { return (s.state == 2 ? cacheArena_ : vocabArena_).data() + s.keyOffset; }
 
   std::vector<int32_t> byteIds_;
   Splitter splitter_;
   bool ignoreMerges_;
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
-  std::vector<PairSlot> pairs_;      // a power of two, at most half full
+  std::vector<PairSlot, HugePageAllocator<PairSlot>> pairs_;  // a power of two, at most half full
   std::vector<uint32_t> tokenBytes_;  // byte length per id
-  // In front of slots_: the last single-token pieces of up to 8 bytes, direct-mapped by their
-  // bytes packed in a word (small enough to stay in the core's cache; a piece's ids never change,
-  // so an entry is never stale).
+  // In front of slots_: the last pieces of up to 16 bytes and 1 or 2 tokens, direct-mapped by
+  // their bytes packed in two words: one compare of the words, no hash of the bytes, no key in
+  // an arena. A piece's ids never change, so an entry is never stale. On real code 9 pieces in
+  // 10 are found here (docs/tokenizer.md).
   struct HotPiece {
-    uint64_t word = 0;
-    int32_t id = -1;
-    uint32_t length = 0;
+    uint64_t low = 0, high = 0;
+    int32_t ids[2] = {-1, -1};
+    uint32_t length = 0, count = 0;
   };
-  static constexpr int kHotBits = 12;
-  std::vector<HotPiece> hot_;
-  std::vector<Slot> slots_;           // a power of two, at most half full
+  static constexpr int kHotBits = 16;  // 2 MB
+  static constexpr size_t kHotMaxBytes = 16;
+  HotPiece* hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high);
+  std::vector<HotPiece, HugePageAllocator<HotPiece>> hot_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;  // a power of two, at most half full
   std::string vocabArena_;            // the vocabulary's keys (fixed)
   std::string cacheArena_;            // the cached pieces' keys (emptied with the cache)
   std::vector<int32_t> pieceIdArena_; // the cached pieces' ids
   size_t cached_ = 0;
-  // Scratch, kept between calls.
+  // Scratch, kept between calls. A piece's bytes are followed by at least 16 readable bytes
+  // (narrow_'s and bytes_'s padding), so hotOf reads two whole words.
   std::u32string cps_;
   std::vector<uint32_t> units_;
-  std::string bytes_;
+  std::vector<uint8_t> narrow_;
+  std::vector<char> bytes_;
   std::vector<uint32_t> byteUnit_;
   std::vector<int32_t> pieceIds_;
   std::vector<int32_t> sym_, prev_, next_;

@@ -47,21 +47,32 @@ class Splitter {
   // The piece of s[0, n) that starts at code point i: returns its end. `keep` is false for text
   // the pattern removes (o200k's gaps). `segmentEnd` carries the end of the current piece of the
   // earlier Splits between calls: 0 before the first call of a text.
-  size_t next(const char32_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const;
+  //
+  // C is the width of the text's code points: uint8_t for an ASCII text (each byte a code point),
+  // char16_t for a text without surrogates (each unit a code point), char32_t otherwise. The
+  // pieces are the same whatever the width (instantiated for these three in splitters.cpp).
+  template <typename C>
+  size_t next(const C* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const;
 
-  uint8_t classOf(uint32_t cp) const { return cp < classes_.size() ? classes_[cp] : 0; }
+  // No bounds check: the table covers every code point (the constructor pads it to 0x110000).
+  uint8_t classOf(uint32_t cp) const { return classes_[cp]; }
 
  private:
-  size_t qwen(const char32_t* s, size_t n, size_t i) const;
-  size_t deepSeekSegment(const char32_t* s, size_t n, size_t i) const;
-  size_t deepSeekPiece(const char32_t* s, size_t n, size_t i) const;
-  size_t o200k(const char32_t* s, size_t n, size_t i) const;
-  size_t o200kLetters(const char32_t* s, size_t n, size_t p, bool upperFirst) const;
-  size_t whitespace(const char32_t* s, size_t n, size_t i) const;
+  template <typename C> size_t qwen(const C* s, size_t n, size_t i) const;
+  template <typename C> size_t deepSeekSegment(const C* s, size_t n, size_t i) const;
+  template <typename C> size_t deepSeekPiece(const C* s, size_t n, size_t i) const;
+  template <typename C> size_t o200k(const C* s, size_t n, size_t i) const;
+  template <typename C> size_t o200kLetters(const C* s, size_t n, size_t p, bool upperFirst) const;
+  template <typename C> size_t whitespace(const C* s, size_t n, size_t i) const;
+  // The end of the run of `bits` (kLetter, or kSpace) that starts at j; ASCII text 16 bytes a step.
+  template <typename C> size_t run(const C* s, size_t n, size_t j, uint8_t bits) const;
 
   SplitPattern pattern_;
   int maxDigits_;
   std::vector<uint8_t> classes_;
+  // The table's ASCII letters are [A-Za-z] and its ASCII spaces [\t-\r ], as the vector runs
+  // assume (checked once; a table that differs takes the scalar runs).
+  bool asciiVectorRuns_ = false;
 };
 
 }  // namespace midpack

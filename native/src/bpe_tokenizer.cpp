@@ -1,32 +1,44 @@
 #include "bpe_tokenizer.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace midpack {
 
 namespace {
 
-void appendUtf8(std::string& out, uint32_t c) {
+// Writes c's UTF-8 at out: returns its length.
+size_t putUtf8(char* out, uint32_t c) {
   if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    out[0] = static_cast<char>(c);
+    return 1;
   }
+  if (c < 0x800) {
+    out[0] = static_cast<char>(0xC0 | (c >> 6));
+    out[1] = static_cast<char>(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = static_cast<char>(0xE0 | (c >> 12));
+    out[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out[2] = static_cast<char>(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<char>(0xF0 | (c >> 18));
+  out[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+  out[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+  out[3] = static_cast<char>(0x80 | (c & 0x3F));
+  return 4;
 }
 
 // A piece's hash: eight bytes a step (pieces are short; this runs once per piece).
@@ -55,6 +67,22 @@ inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(st
 inline size_t pairSlotOf(uint64_t key, size_t capacity) { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1); }
 
 }  // namespace
+
+void* allocateHuge(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  void* p = nullptr;
+  if (bytes >= kHuge) {
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, rounded);
+#ifdef __linux__
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay small
+#endif
+  } else {
+    p = std::malloc(bytes ? bytes : 1);
+  }
+  if (!p) throw std::bad_alloc();
+  return p;
+}
 
 BpeTokenizer::BpeTokenizer(BpeConfig config)
     : byteIds_(std::move(config.byteIds)),
@@ -182,67 +210,114 @@ static void decodeUtf16(const char16_t* text, size_t n, std::u32string& cps, std
   units.push_back(static_cast<uint32_t>(n));
 }
 
+// Calls f(s, count, units) with the text at its narrowest width: bytes for an ASCII text (with
+// 16 zero bytes after it), its own units for a text without surrogates, else code points with
+// the unit where each starts (`units`; null for the first two, where a code point is a unit).
+// The scan is one pass the compiler vectorizes; most code and much prose take the byte path.
+template <typename F>
+static void byWidth(const char16_t* text, size_t n, std::vector<uint8_t>& narrow, std::u32string& cps, std::vector<uint32_t>& units, F&& f) {
+  uint32_t any = 0;
+  size_t surrogates = 0;
+  for (size_t u = 0; u < n; u++) {
+    any |= text[u];
+    surrogates += (text[u] & 0xF800) == 0xD800;
+  }
+  if (any < 0x80) {
+    narrow.resize(n + 16);
+    for (size_t u = 0; u < n; u++) narrow[u] = static_cast<uint8_t>(text[u]);
+    std::memset(narrow.data() + n, 0, 16);
+    f(narrow.data(), n, static_cast<const uint32_t*>(nullptr));
+    if (narrow.size() > (1u << 24)) std::vector<uint8_t>().swap(narrow);
+  } else if (surrogates == 0) {
+    f(text, n, static_cast<const uint32_t*>(nullptr));
+  } else {
+    cps.clear();
+    units.clear();
+    decodeUtf16(text, n, cps, units);
+    f(cps.data(), cps.size(), static_cast<const uint32_t*>(units.data()));
+  }
+}
+
 void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const {
+  std::vector<uint8_t> narrow;
   std::u32string cps;
   std::vector<uint32_t> units;
-  decodeUtf16(text, n, cps, units);
+  byWidth(text, n, narrow, cps, units, [&](const auto* s, size_t count, const uint32_t* unitOf) {
+    size_t segment = 0;
+    bool keep = true;
+    for (size_t i = 0; i < count;) {
+      size_t j = splitter_.next(s, count, i, segment, keep);
+      if (keep) {
+        bounds.push_back(unitOf ? unitOf[i] : static_cast<uint32_t>(i));
+        bounds.push_back(unitOf ? unitOf[j] : static_cast<uint32_t>(j));
+      }
+      i = j;
+    }
+  });
+}
+
+void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
+  byWidth(text, n, narrow_, cps_, units_, [&](const auto* s, size_t count, const uint32_t* unitOf) { encodeText(s, count, unitOf, out); });
+}
+
+template <typename C>
+void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
   size_t segment = 0;
   bool keep = true;
-  for (size_t i = 0; i < cps.size();) {
-    size_t j = splitter_.next(cps.data(), cps.size(), i, segment, keep);
-    if (keep) {
-      bounds.push_back(units[i]);
-      bounds.push_back(units[j]);
-    }
+  for (size_t i = 0; i < n;) {
+    size_t j = splitter_.next(s, n, i, segment, keep);
+    if (keep) encodePieceAt(s, i, j, units, out);
     i = j;
   }
 }
 
-void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
-  cps_.clear();
-  units_.clear();
-  decodeUtf16(text, n, cps_, units_);
-  size_t segment = 0;
-  bool keep = true;
-  for (size_t i = 0; i < cps_.size();) {
-    size_t j = splitter_.next(cps_.data(), cps_.size(), i, segment, keep);
-    if (!keep) {
-      i = j;
-      continue;
-    }
-    // The piece's UTF-8 bytes in one reused buffer; an ASCII piece is its code points.
-    bytes_.clear();
-    bool ascii = true;
-    for (size_t k = i; k < j; k++) {
-      uint32_t c = cps_[k];
+// The piece s[first, last): its UTF-8 bytes (the text itself on the byte path, else written
+// once into bytes_), its ids, its tokens' ranges.
+template <typename C>
+void BpeTokenizer::encodePieceAt(const C* s, size_t first, size_t last, const uint32_t* units, Encoding& out) {
+  const char* bytes;
+  size_t n = 0;
+  bool ascii = true;
+  if constexpr (std::is_same_v<C, uint8_t>) {
+    bytes = reinterpret_cast<const char*>(s + first);
+    n = last - first;
+  } else {
+    const size_t most = (last - first) * (sizeof(C) == 2 ? 3 : 4) + 16;
+    if (bytes_.size() < most) bytes_.resize(most);
+    char* o = bytes_.data();
+    for (size_t k = first; k < last; k++) {
+      const uint32_t c = s[k];
       if (c < 0x80) {
-        bytes_.push_back(static_cast<char>(c));
+        o[n++] = static_cast<char>(c);
       } else {
         ascii = false;
-        appendUtf8(bytes_, c);
+        n += putUtf8(o + n, c);
       }
     }
-    if (bytes_.size() > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(bytes_.size()) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
-    pieceIds_.clear();
-    encodePiece(bytes_.data(), bytes_.size(), pieceIds_);
-    emitPiece(i, j, ascii, out);
-    i = j;
+    bytes = o;
   }
+  if (n > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(n) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
+  pieceIds_.clear();
+  encodePiece(bytes, n, pieceIds_);
+  emitPiece(s, first, last, ascii, units, out);
+  if (bytes_.size() > (1u << 24)) std::vector<char>().swap(bytes_);  // a huge piece's scratch goes back
 }
 
 // The piece [first, last) in code points has its ids in pieceIds_: each token's range is the
 // code points it holds a byte of. A one-token piece is the whole piece; an ASCII piece has a
 // code point per byte; otherwise bytes are mapped to code points once.
-void BpeTokenizer::emitPiece(size_t first, size_t last, bool ascii, Encoding& out) {
+template <typename C>
+void BpeTokenizer::emitPiece(const C* s, size_t first, size_t last, bool ascii, const uint32_t* units, Encoding& out) {
+  auto unit = [units](size_t k) { return static_cast<int32_t>(units ? units[k] : k); };
   if (pieceIds_.size() == 1) {
     out.ids.push_back(pieceIds_[0]);
-    out.starts.push_back(static_cast<int32_t>(units_[first]));
-    out.ends.push_back(static_cast<int32_t>(units_[last]));
+    out.starts.push_back(unit(first));
+    out.ends.push_back(unit(last));
     return;
   }
   if (!ascii) {
     byteUnit_.clear();
-    for (size_t k = first; k < last; k++) byteUnit_.insert(byteUnit_.end(), utf8Length(cps_[k]), static_cast<uint32_t>(k));
+    for (size_t k = first; k < last; k++) byteUnit_.insert(byteUnit_.end(), utf8Length(s[k]), static_cast<uint32_t>(k));
   }
   size_t b = 0;
   for (int32_t id : pieceIds_) {
@@ -250,34 +325,51 @@ void BpeTokenizer::emitPiece(size_t first, size_t last, bool ascii, Encoding& ou
     size_t startCp = ascii ? first + b : byteUnit_[b];
     size_t endCp = ascii ? first + b + len : byteUnit_[b + len - 1] + 1;
     out.ids.push_back(id);
-    out.starts.push_back(static_cast<int32_t>(units_[startCp]));
-    out.ends.push_back(static_cast<int32_t>(units_[endCp]));
+    out.starts.push_back(unit(startCp));
+    out.ends.push_back(unit(endCp));
     b += len;
   }
 }
 
-void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
-  // Most pieces of real text are short single tokens seen a moment ago: a word compare first.
-  uint64_t word = 0;
-  HotPiece* hot = nullptr;
-  if (n <= 8) {
-    std::memcpy(&word, bytes, n);
-    hot = &hot_[((word ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - kHotBits)];
-    if (hot->length == n && hot->word == word) {
-      ids.push_back(hot->id);
-      return;
-    }
+// The hot entry of a piece of at most 16 bytes, and its bytes as two words (zero past n). The
+// piece's buffer has 16 readable bytes from its start (the scratch buffers' padding).
+BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high) {
+  std::memcpy(&low, bytes, 8);
+  std::memcpy(&high, bytes + 8, 8);
+  if (n < 8) {
+    low &= (uint64_t{1} << (8 * n)) - 1;
+    high = 0;
+  } else if (n < 16) {
+    high &= (uint64_t{1} << (8 * (n - 8))) - 1;
   }
-  // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
-  // bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
-  // only such tokens: addVocabulary).
+  const uint64_t h = (low ^ (high * 0xC2B2AE3D27D4EB4Full) ^ n) * 0x9E3779B97F4A7C15ull;
+  return &hot_[h >> (64 - kHotBits)];
+}
+
+void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
+  // Most pieces of real text are short and were seen a moment ago: two word compares first.
+  uint64_t low = 0, high = 0;
+  HotPiece* hot = n <= kHotMaxBytes ? hotOf(bytes, n, low, high) : nullptr;
+  if (hot && hot->length == n && hot->low == low && hot->high == high) {
+    ids.push_back(hot->ids[0]);
+    if (hot->count == 2) ids.push_back(hot->ids[1]);
+    return;
+  }
+  const size_t before = ids.size();
+  lookupOrMerge(bytes, n, ids);
+  const size_t count = ids.size() - before;
+  if (hot && count <= 2) *hot = HotPiece{low, high, {ids[before], count == 2 ? ids[before + 1] : -1}, static_cast<uint32_t>(n), static_cast<uint32_t>(count)};
+}
+
+// The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
+// bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
+// only such tokens: addVocabulary). On a miss, the merges, and the piece joins the table.
+void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, std::vector<int32_t>& ids) {
   uint64_t h = hashBytes(bytes, n);
   size_t at = findSlot(bytes, n, h);
   const Slot& hit = slots_[at];
-  if (hit.state == 1 || (hit.state == 2 && hit.count == 1)) {
-    int32_t id = hit.state == 1 ? hit.value : pieceIdArena_[static_cast<size_t>(hit.value)];
-    ids.push_back(id);
-    if (hot) *hot = HotPiece{word, id, static_cast<uint32_t>(n)};
+  if (hit.state == 1) {
+    ids.push_back(hit.value);
     return;
   }
   if (hit.state == 2) {
@@ -312,6 +404,7 @@ const BpeTokenizer::Merge* BpeTokenizer::findMerge(int32_t left, int32_t right) 
 // links and heap are scratch kept between calls (a miss allocates nothing once they have grown).
 void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids) {
   if (n == 0) return;
+  if (n <= kShortMergeBytes) return mergeShort(bytes, n, ids);
   std::vector<int32_t>& sym = sym_;
   std::vector<int32_t>& prev = prev_;
   std::vector<int32_t>& next = next_;
@@ -362,6 +455,38 @@ void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>&
     std::vector<int32_t>().swap(next_);
     std::vector<Cand>().swap(heap_);
   }
+}
+
+// The same merges as mergeBytes for a piece of at most kShortMergeBytes: the lowest rank first,
+// leftmost on ties, found by a scan of the pairs' ranks in arrays on the stack. For short pieces
+// (most misses) the scan is cheaper than the heap with its stale entries and linked symbols.
+void BpeTokenizer::mergeShort(const char* bytes, size_t n, std::vector<int32_t>& ids) const {
+  int32_t sym[kShortMergeBytes], rank[kShortMergeBytes], made[kShortMergeBytes];
+  size_t m = n;
+  for (size_t k = 0; k < m; k++) sym[k] = byteIds_[static_cast<uint8_t>(bytes[k])];
+  auto pair = [&](size_t k) {
+    const Merge* x = findMerge(sym[k], sym[k + 1]);
+    rank[k] = x ? x->rank : INT32_MAX;
+    made[k] = x ? x->merged : -1;
+  };
+  for (size_t k = 0; k + 1 < m; k++) pair(k);
+  while (m > 1) {
+    size_t best = 0;
+    for (size_t k = 1; k + 1 < m; k++)
+      if (rank[k] < rank[best]) best = k;
+    if (rank[best] == INT32_MAX) break;
+    // sym[best] becomes the merge; sym[best + 1] and pair best + 1 go; the pairs after shift.
+    sym[best] = made[best];
+    std::memmove(sym + best + 1, sym + best + 2, (m - best - 2) * sizeof(int32_t));
+    if (m > best + 3) {
+      std::memmove(rank + best + 1, rank + best + 2, (m - best - 3) * sizeof(int32_t));
+      std::memmove(made + best + 1, made + best + 2, (m - best - 3) * sizeof(int32_t));
+    }
+    m--;
+    if (best > 0) pair(best - 1);
+    if (best + 1 < m) pair(best);
+  }
+  ids.insert(ids.end(), sym, sym + m);
 }
 
 }  // namespace midpack

@@ -1,7 +1,12 @@
 #include "splitters.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace midpack {
 
@@ -13,7 +18,8 @@ inline uint32_t lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
 // (?i:'s|'t|'re|'ve|'m|'ll|'d) at i: its length in code points, or 0. The reference's case
 // folding also takes U+017F (long s) for s; no other code point folds to these letters.
-size_t contraction(const char32_t* s, size_t n, size_t i) {
+template <typename C>
+size_t contraction(const C* s, size_t n, size_t i) {
   if (i + 1 >= n || s[i] != '\'') return 0;
   uint32_t a = lower(s[i + 1]);
   if (a == 's' || a == 0x17F || a == 't' || a == 'm' || a == 'd') return 2;
@@ -29,14 +35,55 @@ inline bool asciiLetter(uint32_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 
 // DeepSeek-V3's [一-龥぀-ゟ゠-ヿ]: U+4E00..U+9FA5, U+3040..U+309F, U+30A0..U+30FF.
 inline bool cjk(uint32_t c) { return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x3040 && c <= 0x30FF); }
 
+inline bool asciiSpace(uint32_t c) { return (c >= 0x09 && c <= 0x0D) || c == 0x20; }
+
+#ifdef __SSE2__
+// Per byte of 16 ASCII bytes at p: 1 bits where the byte is [A-Za-z] (bits kLetter) or
+// [\t-\r ] (kSpace). Every byte is under 0x80, so the signed compares below do not wrap.
+inline unsigned asciiMask(const uint8_t* p, uint8_t bits) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  __m128i hit;
+  if (bits == kLetter) {
+    const __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+    hit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(26)));
+  } else {
+    const __m128i x = _mm_sub_epi8(v, _mm_set1_epi8(0x09));
+    const __m128i control = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(5)));
+    hit = _mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)));
+  }
+  return static_cast<unsigned>(_mm_movemask_epi8(hit));
+}
+#endif
+
 }  // namespace
 
 Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> classes) : pattern_(pattern), maxDigits_(maxDigits), classes_(std::move(classes)) {
   if (maxDigits_ < 1) throw std::invalid_argument("Splitter: maxDigits must be at least 1");
   if (static_cast<int>(pattern_) < 0 || static_cast<int>(pattern_) > 2) throw std::invalid_argument("Splitter: unknown pattern");
+  if (classes_.size() < 0x110000) classes_.resize(0x110000, 0);
+  asciiVectorRuns_ = true;
+  for (uint32_t c = 0; c < 0x80; c++)
+    if (((classes_[c] & kLetter) != 0) != asciiLetter(c) || ((classes_[c] & kSpace) != 0) != asciiSpace(c)) asciiVectorRuns_ = false;
 }
 
-size_t Splitter::next(const char32_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
+template <typename C>
+size_t Splitter::run(const C* s, size_t n, size_t j, uint8_t bits) const {
+#ifdef __SSE2__
+  if constexpr (std::is_same_v<C, uint8_t>) {
+    if (asciiVectorRuns_ && (bits == kLetter || bits == kSpace)) {
+      for (; j + 16 <= n; j += 16) {
+        const unsigned miss = ~asciiMask(s + j, bits) & 0xFFFF;
+        if (miss) return j + static_cast<size_t>(__builtin_ctz(miss));
+      }
+    }
+  }
+#endif
+  while (j < n && (classOf(s[j]) & bits)) j++;
+  return j;
+}
+
+template <typename C>
+size_t Splitter::next(const C* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
   keep = true;
   if (pattern_ == SplitPattern::kQwen) return qwen(s, n, i);
   if (pattern_ == SplitPattern::kO200k) {
@@ -59,29 +106,24 @@ size_t Splitter::next(const char32_t* s, size_t n, size_t i, size_t& segmentEnd,
 
 // The white-space alternatives at i: \s*[\r\n]+ to the run's last line break, else \s+(?!\S)
 // (the run but its last character when a non-space follows), else \s+. i when s[i] is no space.
-size_t Splitter::whitespace(const char32_t* s, size_t n, size_t i) const {
-  size_t j = i;
-  size_t lastNewline = n;
-  while (j < n && (classOf(s[j]) & kSpace)) {
-    if (isNewline(s[j])) lastNewline = j;
-    j++;
-  }
+template <typename C>
+size_t Splitter::whitespace(const C* s, size_t n, size_t i) const {
+  const size_t j = run(s, n, i, kSpace);
   if (j == i) return i;
-  if (lastNewline != n) return lastNewline + 1;
+  for (size_t k = j; k > i; k--)
+    if (isNewline(s[k - 1])) return k;
   if (j == n || j - i == 1) return j;
   return j - 1;
 }
 
-size_t Splitter::qwen(const char32_t* s, size_t n, size_t i) const {
+template <typename C>
+size_t Splitter::qwen(const C* s, size_t n, size_t i) const {
   if (size_t k = contraction(s, n, i)) return i + k;
   uint8_t c = classOf(s[i]);
   // [^\r\n\p{L}\p{N}]?\p{L}+
   size_t j = i;
   if (!(c & (kLetter | kNumber)) && !isNewline(s[i]) && i + 1 < n && (classOf(s[i + 1]) & kLetter)) j = i + 1;
-  if (classOf(s[j]) & kLetter) {
-    while (j < n && (classOf(s[j]) & kLetter)) j++;
-    return j;
-  }
+  if (classOf(s[j]) & kLetter) return run(s, n, j, kLetter);
   // \p{N}{1,K}
   if (c & kNumber) {
     j = i;
@@ -102,7 +144,8 @@ size_t Splitter::qwen(const char32_t* s, size_t n, size_t i) const {
 
 // The piece of DeepSeek-V3's first two Splits that starts at i: at most three numbers, or a run
 // of non-numbers; within it, a run of the CJK ranges or a run of anything else.
-size_t Splitter::deepSeekSegment(const char32_t* s, size_t n, size_t i) const {
+template <typename C>
+size_t Splitter::deepSeekSegment(const C* s, size_t n, size_t i) const {
   size_t end = i;
   if (classOf(s[i]) & kNumber) {
     while (end < n && end - i < 3 && (classOf(s[end]) & kNumber)) end++;
@@ -116,7 +159,8 @@ size_t Splitter::deepSeekSegment(const char32_t* s, size_t n, size_t i) const {
 }
 
 // DeepSeek-V3's third Split at i, within a piece that ends at n: the match's end, or i.
-size_t Splitter::deepSeekPiece(const char32_t* s, size_t n, size_t i) const {
+template <typename C>
+size_t Splitter::deepSeekPiece(const C* s, size_t n, size_t i) const {
   const uint32_t c = s[i];
   // [!"#...~][A-Za-z]+
   if (asciiPunct(c) && i + 1 < n && asciiLetter(s[i + 1])) {
@@ -145,7 +189,8 @@ size_t Splitter::deepSeekPiece(const char32_t* s, size_t n, size_t i) const {
 // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ (upperFirst false) or
 // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* (true) at p, as the regex
 // backtracks: the end, or p when it does not match.
-size_t Splitter::o200kLetters(const char32_t* s, size_t n, size_t p, bool upperFirst) const {
+template <typename C>
+size_t Splitter::o200kLetters(const C* s, size_t n, size_t p, bool upperFirst) const {
   const uint8_t upper = kUpperLike | kMark, lowerish = kLowerLike | kMark;
   size_t a = p;
   while (a < n && (classOf(s[a]) & upper)) a++;
@@ -160,7 +205,8 @@ size_t Splitter::o200kLetters(const char32_t* s, size_t n, size_t p, bool upperF
   return p;
 }
 
-size_t Splitter::o200k(const char32_t* s, size_t n, size_t i) const {
+template <typename C>
+size_t Splitter::o200k(const C* s, size_t n, size_t i) const {
   const uint8_t c = classOf(s[i]);
   const bool prefix = !(c & (kLetter | kNumber)) && !isNewline(s[i]) && i + 1 < n;
   // The two letter alternatives, each first with the optional leading character, then without.
@@ -185,5 +231,9 @@ size_t Splitter::o200k(const char32_t* s, size_t n, size_t i) const {
   }
   return whitespace(s, n, i);
 }
+
+template size_t Splitter::next<uint8_t>(const uint8_t*, size_t, size_t, size_t&, bool&) const;
+template size_t Splitter::next<char16_t>(const char16_t*, size_t, size_t, size_t&, bool&) const;
+template size_t Splitter::next<char32_t>(const char32_t*, size_t, size_t, size_t&, bool&) const;
 
 }  // namespace midpack

@@ -1,5 +1,6 @@
 // The tokenizer core on a small vocabulary: the splitter against the pattern's pieces written by
 // hand, the heap merge against a plain quadratic BPE on random pieces, ranges in UTF-16 units.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -167,6 +168,33 @@ int main(int argc, char** argv) {
       size_t bytes = e.ids[k] < 256 ? 1 : v.bytes[static_cast<size_t>(e.ids[k])].size();
       CHECK(e.starts[k] == static_cast<int32_t>(byteStart[b]) && e.ends[k] == static_cast<int32_t>(byteEnd[b + bytes - 1]), "token %zu of a text of %zu units", k, t16.size());
       b += bytes;
+    }
+  }
+  // The three widths a text is read at (bytes for ASCII text, UTF-16 units without surrogates,
+  // code points otherwise) give the same pieces, tokens and ranges: an ASCII text alone, then
+  // followed by ".\u00e9" (UTF-16) or ".\U0001F600" (code points), which end it with a piece of
+  // their own. Runs longer than 16 characters take the byte path's vector loops.
+  const std::string parts[] = {"a", "b", "c", "d", "A", "D", " ", "\t", "\n", "\r\n", "7", ".", "(", "'s"};
+  for (int it = 0; it < iters; it++) {
+    std::string ascii;
+    for (size_t k = 0, len = 1 + rng() % 60; k < len; k++) {
+      const std::string& part = parts[rng() % (sizeof(parts) / sizeof(parts[0]))];
+      ascii.append(rng() % 8 == 0 ? 1 + rng() % 40 : 1, part[0]);
+      ascii += part.substr(1);
+    }
+    ascii += "ab";
+    const std::u16string t16 = u16(ascii);
+    midpack::Encoding bytePath;
+    qwen.encode(t16.data(), t16.size(), bytePath);
+    for (const std::u16string& tail : {std::u16string(u".\u00e9"), std::u16string(u".\U0001F600")}) {
+      midpack::Encoding wide;
+      const std::u16string longer = t16 + tail;
+      qwen.encode(longer.data(), longer.size(), wide);
+      const size_t k = bytePath.ids.size();
+      CHECK(wide.ids.size() > k && std::equal(bytePath.ids.begin(), bytePath.ids.end(), wide.ids.begin()), "ids of a text of %zu units, tail %zu units", t16.size(), tail.size());
+      CHECK(std::equal(bytePath.starts.begin(), bytePath.starts.end(), wide.starts.begin()) && std::equal(bytePath.ends.begin(), bytePath.ends.end(), wide.ends.begin()), "ranges of a text of %zu units", t16.size());
+      std::vector<std::u16string> narrowPieces = pieces(qwen, t16), widePieces = pieces(qwen, longer);
+      CHECK(widePieces.size() == narrowPieces.size() + 1 && std::equal(narrowPieces.begin(), narrowPieces.end(), widePieces.begin()), "pieces of a text of %zu units", t16.size());
     }
   }
   if (failures) return 1;
