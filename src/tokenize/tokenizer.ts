@@ -42,6 +42,9 @@ export interface Encoded {
   ends: Int32Array;
 }
 
+/** Tokens of the scratch buffer kept between encodeWithOffsets calls (12 bytes each). */
+const SCRATCH_KEPT = 1 << 20;
+
 export class MidTokenizer {
   readonly eosId: number;
   readonly padId: number;
@@ -125,11 +128,16 @@ export class MidTokenizer {
     return this.encodeWithOffsets(doc.text, doc.special_spans ?? [], true);
   }
 
+  /** Tokens are written into one buffer kept between calls; the result is exact-length copies of it (arrays of its own, transferable). */
   encodeWithOffsets(text: string, specialSpans: readonly Span[], endOfText: boolean): Encoded {
-    const out = new TokenBuffer(Math.min(1 << 20, (text.length >> 2) + 16));
+    const out = this.scratch;
+    out.length = 0;
     this.encodeInto(text, specialSpans, endOfText, out);
-    return out.finish();
+    const encoded = out.finish();
+    if (out.ids.length > SCRATCH_KEPT) this.scratch = new TokenBuffer(); // a huge document's buffer goes back
+    return encoded;
   }
+  private scratch = new TokenBuffer();
 
   /** encodeDoc appended to `out` (a worker's batch buffer); ranges are relative to the document. */
   encodeDocInto(doc: Pick<Doc, 'text' | 'special_spans'>, out: TokenBuffer): void {

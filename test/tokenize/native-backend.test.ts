@@ -123,6 +123,17 @@ test('native backend: the table of encoded pieces stays within its configured si
   assert.ok(core.cacheSize() > 0 && core.cacheSize() <= 64, `cache size ${core.cacheSize()}`);
 });
 
+test('encodeDoc returns arrays of its own: a later call does not change an earlier result', async () => {
+  const t = await loadTokenizer('qwen3', 'native', true);
+  const code = readFileSync(join(repoRoot, 'src', 'tokenize', 'tokenizer.ts'), 'utf8');
+  const first = t.encodeDoc({ text: code });
+  const copy = { ids: first.ids.slice(), starts: first.starts.slice(), ends: first.ends.slice() };
+  const second = t.encodeDoc({ text: 'naïve 😀 ' + code.slice(0, 500) });
+  assert.ok(second.ids.length > 100 && second.ids[0] !== first.ids[0], 'a different text');
+  assert.deepEqual(first, copy, 'the first result is unchanged');
+  for (const a of [first.ids, first.starts, first.ends]) assert.equal(a.buffer.byteLength, a.byteLength, 'exact length, nothing else in its buffer');
+});
+
 test('native backend: tokens go straight into the batch buffer, growing it when they do not fit, with ranges offset and mapped', async () => {
   const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
   const core = new NativeBpe(prepared.parts, prepared.tables!);
