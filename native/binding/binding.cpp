@@ -116,21 +116,46 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
       return env.Undefined();
     }
     if (!outputArgs(info, 1, arrays, capacity, at, base)) return env.Undefined();
-    // The text into a buffer kept between calls (no string allocated per call).
-    size_t length = 0;
-    napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
-    if (text_.size() < length + 1) text_.resize(length + 1);
-    napi_get_value_string_utf16(env, info[0], text_.data(), length + 1, &length);
     out_.clear();
     try {
-      core_->encode(text_.data(), length, out_);
+      encodeString(env, info[0]);
     } catch (const std::exception& e) {
       out_ = midpack::Encoding();
       Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
       return env.Undefined();
     }
     if (text_.size() > (1u << 24)) std::vector<char16_t>().swap(text_);
+    if (ascii_.size() > (1u << 24)) std::vector<char>().swap(ascii_);
     return WriteOut(env, arrays, capacity, at, base);
+  }
+
+  // The string's tokens into out_, read from buffers kept between calls. An ASCII string (V8
+  // keeps it one byte a character) is read as its UTF-8, which is those bytes, rather than
+  // widened to UTF-16 for the core to narrow again. A string whose first 256 units are not all
+  // ASCII goes straight to UTF-16; one that turns out not to be ASCII later is read again.
+  void encodeString(napi_env env, napi_value value) {
+    size_t length = 0;
+    napi_get_value_string_utf16(env, value, nullptr, 0, &length);
+    char16_t head[257];
+    size_t headLength = 0;
+    napi_get_value_string_utf16(env, value, head, sizeof(head) / sizeof(head[0]), &headLength);
+    char16_t headBits = 0;
+    for (size_t k = 0; k < headLength; k++) headBits |= head[k];
+    if (headBits < 0x80) {
+      if (ascii_.size() < length + 17) ascii_.resize(length + 17);
+      size_t copied = 0;
+      napi_get_value_string_utf8(env, value, ascii_.data(), length + 1, &copied);
+      unsigned char bits = 0;
+      for (size_t k = 0; k < copied; k++) bits |= static_cast<unsigned char>(ascii_[k]);
+      if (copied == length && bits < 0x80) {
+        std::memset(ascii_.data() + length, 0, 16);
+        core_->encodeAscii(reinterpret_cast<const uint8_t*>(ascii_.data()), length, out_);
+        return;
+      }
+    }
+    if (text_.size() < length + 1) text_.resize(length + 1);
+    napi_get_value_string_utf16(env, value, text_.data(), length + 1, &length);
+    core_->encode(text_.data(), length, out_);
   }
 
   Napi::Value CopyLast(const Napi::CallbackInfo& info) {
@@ -146,6 +171,7 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
   std::unique_ptr<midpack::BpeTokenizer> core_;
   midpack::Encoding out_;
   std::vector<char16_t> text_;
+  std::vector<char> ascii_;
 };
 
 class NativePacker : public Napi::ObjectWrap<NativePacker> {

@@ -79,6 +79,8 @@ class BpeTokenizer {
   explicit BpeTokenizer(BpeConfig config);
   // Appends the tokens of text[0, n) (UTF-16; a lone surrogate counts as U+FFFD) to `out`.
   void encode(const char16_t* text, size_t n, Encoding& out);
+  // The same for a text known to be ASCII, given as its bytes, with 16 readable bytes after them.
+  void encodeAscii(const uint8_t* text, size_t n, Encoding& out);
   // The pieces' [start, end) in UTF-16 units (for tests).
   void split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const;
   size_t cacheSize() const { return cached_; }

@@ -260,6 +260,8 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   byWidth(text, n, narrow_, cps_, units_, [&](const auto* s, size_t count, const uint32_t* unitOf) { encodeText(s, count, unitOf, out); });
 }
 
+void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeText(text, n, nullptr, out); }
+
 template <typename C>
 void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
   size_t segment = 0;
