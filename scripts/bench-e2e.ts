@@ -53,7 +53,7 @@ async function coreThread(): Promise<void> {
   const { loadTokenizer } = await import('../src/tokenize/tokenizer.js');
   const { encodeBatch } = await import('../src/tokenize/batch.js');
   const { texts, backend, vocabulary } = workerData as { texts: string[]; backend: ResolvedBackend; vocabulary?: MemoBuffers };
-  const tokenizer = await loadTokenizer('qwen3', backend, true, vocabulary);
+  const tokenizer = await loadTokenizer('qwen3', backend, true, { vocabulary });
   parentPort!.once('message', () => {
     const t0 = performance.now();
     let tokens = 0;

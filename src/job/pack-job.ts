@@ -9,6 +9,7 @@ import { expandInputs } from '../io/inputs.js';
 import { isRemote, primeRemoteInputs, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
+import { NATIVE_CACHE_ENTRIES } from '../tokenize/native-bpe.js';
 import { TokenizePool } from '../tokenize/pool.js';
 import { packRequest, untokenizable, type TokenizeResult } from '../tokenize/encode.js';
 import type { LineBatchJob } from '../tokenize/line-docs.js';
@@ -37,6 +38,8 @@ export interface PackJobOptions {
   tokenizer: string;
   /** auto (default): native where it has a splitter, else fast wherever it gives the reference's ids, else hf; hf; fast; native. Same bytes either way. */
   tokenizerBackend?: TokenizerBackend;
+  /** Pieces each worker's native tokenizer keeps encoded (PACK_OPTIONS.tokenizerCache); changes no byte. */
+  tokenizerCache?: number;
   workers: number;
   seqLen: number;
   overlong: OverlongPolicy;
@@ -92,6 +95,7 @@ export interface PackProgressEvent {
 export const PACK_DEFAULTS = {
   tokenizer: 'qwen3',
   tokenizerBackend: 'auto' as TokenizerBackend,
+  tokenizerCache: NATIVE_CACHE_ENTRIES,
   seqLen: 262_144,
   overlong: 'split' as OverlongPolicy,
   rowsPerShard: 256,
@@ -175,14 +179,15 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
   // Workers load their tokenizers (over half a second each) while the main thread reads the
   // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
   const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
-  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess });
+  const cachePieces = o.tokenizerCache ?? PACK_DEFAULTS.tokenizerCache;
+  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces });
   try {
     // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
     const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
     if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
     if (backend !== guess) {
       await pool.close();
-      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend });
+      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
     }
     const job = await setUpPackJob(o, backend, source);
     try {

@@ -33,6 +33,13 @@ export const PACK_OPTIONS = {
     arg: '<name>',
     help: 'auto: native (the C++ core) where it has a splitter for the pre-tokenizer pattern (Qwen2/2.5/3, Llama-3, DeepSeek-V3, GPT-4o o200k) and reproduces the BPE model, else fast (tiktoken core) when it reproduces the tokenizer.json exactly, else hf; native, fast: that backend where it is exact, else the next; hf: @huggingface/tokenizers. Ids are identical either way',
   },
+  tokenizerCache: {
+    type: 'int',
+    min: 0,
+    default: PACK_DEFAULTS.tokenizerCache,
+    arg: '<pieces>',
+    help: "pieces of up to 256 bytes each tokenizer worker keeps in its table of pieces already encoded (native backend): each piece takes two 24-byte slots of the table, its bytes and its ids (at most 1.3 KB). Fewer is slower, never different; 0 keeps none",
+  },
 } satisfies OptionTable;
 
 /** The packer's own options, shared with `compare`. */
@@ -51,6 +58,7 @@ export interface PackOptions {
   name: string;
   chunkTokens: number;
   tokenizerBackend: TokenizerBackend;
+  tokenizerCache: number;
 }
 
 export function resolvePackOptions(raw: Record<string, unknown>): PackOptions {

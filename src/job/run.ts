@@ -123,8 +123,8 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
   const runDir = join(out, '.run');
   // Remote inputs resolved at once, before the fingerprint and the prepare workers need them.
   await primeRemoteInputs(cfg.sources.flatMap((s) => s.inputs));
-  // The tokenizer backend does not change the bytes: switching it must not redo the prepare step.
-  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, workDir: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined } })).digest('hex');
+  // The tokenizer backend and its cache do not change the bytes: switching them must not redo the prepare step.
+  const configHash = createHash('sha256').update(JSON.stringify({ ...cfg, file: undefined, workDir: undefined, pack: { ...cfg.pack, tokenizerBackend: undefined, tokenizerCache: undefined } })).digest('hex');
   // Everything that decides the bytes but the merged counts, which only phase pack is given.
   const fingerprint = {
     command: 'run',

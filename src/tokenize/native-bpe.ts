@@ -91,6 +91,7 @@ export class NativeBpe {
   private readonly core: ReturnType<typeof makeCore>;
 
   constructor(parts: TokenizerJson, tables: FastTables, cacheEntries = NATIVE_CACHE_ENTRIES) {
+    if (!Number.isInteger(cacheEntries) || cacheEntries < 0) throw new RangeError(`native tokenizer backend: ${cacheEntries} pieces in its table of encoded pieces: a whole number at least 0 expected`);
     const splitter = nativeSplitter(parts);
     if (typeof splitter === 'string') throw new Error(`native tokenizer backend: ${splitter}`);
     const model = parts.model as { ignore_merges?: boolean } | undefined;

@@ -22,6 +22,8 @@ export interface PoolOptions {
   tokenizer?: string;
   /** Resolved by resolveTokenizerBackend on the main thread: `hf` (default), `fast` or `native`. */
   backend?: ResolvedBackend;
+  /** Pieces each worker's native backend keeps in its table of pieces already encoded. */
+  cachePieces?: number;
   /** A batch closes at this many characters or documents. */
   batchChars?: number;
   batchDocs?: number;
@@ -89,7 +91,7 @@ export class TokenizePool {
     const vocabulary = backend === 'fast' ? sharedVocabulary(tokenizer) : undefined;
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
-      const w = new Worker(url, { workerData: { tokenizer, backend, vocabulary }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
+      const w = new Worker(url, { workerData: { tokenizer, backend, vocabulary, cachePieces: opts.cachePieces }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
       const ready = new Promise<void>((resolve, reject) => {
         w.once('message', () => resolve());

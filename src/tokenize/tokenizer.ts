@@ -42,6 +42,14 @@ export interface Encoded {
   ends: Int32Array;
 }
 
+/** What a tokenizer is built with besides its file and backend; none of it changes an id. */
+export interface TokenizerExtras {
+  /** The fast backend's vocabulary memo built by another thread (sharedVocabulary), read here instead of built. */
+  vocabulary?: MemoBuffers;
+  /** Pieces the native backend keeps in its table of pieces already encoded (default NATIVE_CACHE_ENTRIES). */
+  cachePieces?: number;
+}
+
 /** Tokens of the scratch buffer kept between encodeWithOffsets calls (12 bytes each). */
 const SCRATCH_KEPT = 1 << 20;
 
@@ -62,13 +70,12 @@ export class MidTokenizer {
 
   /**
    * `backend` is resolved: `fast` only for a tokenizer.json that passed checkFastPipeline, with
-   * `prepared.tables`. `vocabulary`: the fast backend's vocabulary memo built by another thread
-   * (sharedVocabulary), read here instead of built.
+   * `prepared.tables`.
    */
   constructor(
     prepared: PreparedTokenizer,
     readonly backend: ResolvedBackend = 'hf',
-    vocabulary?: MemoBuffers,
+    { vocabulary, cachePieces }: TokenizerExtras = {},
   ) {
     const { parts, config } = prepared;
     this.name = prepared.spec;
@@ -90,7 +97,7 @@ export class MidTokenizer {
     };
     if (backend !== 'hf') {
       if (!prepared.tables) throw new Error(`${this.name}: the ${backend} backend's tables were not prepared`);
-      this.fast = backend === 'native' ? new NativeBpe(parts, prepared.tables) : new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
+      this.fast = backend === 'native' ? new NativeBpe(parts, prepared.tables, cachePieces) : new FastBpe(parts, prepared.tables, vocabulary && PieceMemo.view(vocabulary));
     }
     ({ eosId: this.eosId, padId: this.padId } = endOfTextIds(prepared));
   }
@@ -349,18 +356,18 @@ const cache = new Map<string, Promise<MidTokenizer>>();
  * `resolved`: the caller already ran resolveTokenizerBackend and passes `hf` or `fast` (a worker,
  * told by the main thread), so the pipeline check is not run again.
  */
-export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
-  const key = `${backend}:${resolved}:${spec}`;
+export function loadTokenizer(spec = 'qwen3', backend: TokenizerBackend = 'hf', resolved = false, extras: TokenizerExtras = {}): Promise<MidTokenizer> {
+  const key = `${backend}:${resolved}:${extras.cachePieces ?? ''}:${spec}`;
   let p = cache.get(key);
   if (!p) {
-    p = load(spec, backend, resolved, vocabulary);
+    p = load(spec, backend, resolved, extras);
     cache.set(key, p);
   }
   return p;
 }
 
-async function load(spec: string, requested: TokenizerBackend, resolved: boolean, vocabulary?: MemoBuffers): Promise<MidTokenizer> {
-  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested !== 'hf' }), requested, vocabulary);
+async function load(spec: string, requested: TokenizerBackend, resolved: boolean, extras: TokenizerExtras): Promise<MidTokenizer> {
+  if (resolved && requested !== 'auto') return new MidTokenizer(prepareTokenizer(spec, { check: false, tables: requested !== 'hf' }), requested, extras);
   const { backend } = await resolveTokenizerBackend(spec, requested);
-  return new MidTokenizer(preparedOnMain(spec, backend !== 'hf'), backend);
+  return new MidTokenizer(preparedOnMain(spec, backend !== 'hf'), backend, { cachePieces: extras.cachePieces });
 }

@@ -12,7 +12,7 @@ import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js
  */
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
 // The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
-const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, workerData.vocabulary);
+const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, { vocabulary: workerData.vocabulary, cachePieces: workerData.cachePieces });
 parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob } | { stop: true }) => {
   if ('stop' in msg) process.exit(0); // the pool is closing: after the batches sent before this
   const t0 = performance.now();

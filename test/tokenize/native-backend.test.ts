@@ -160,3 +160,26 @@ test('native backend: tokens go straight into the batch buffer, growing it when 
     assert.deepEqual(Array.from(mapped.ends.subarray(0, n)), Array.from(roomy.ends.subarray(0, n), (e) => 10 + 2 * e + 1), 'mapped ends');
   }
 });
+
+test('--tokenizer-cache bounds the native piece table and changes no byte: 0 and 16 pieces pack what the default packs', async () => {
+  const { runPackJob, PACK_DEFAULTS } = await import('../../src/job/pack-job.js');
+  const { parseRunConfig } = await import('../../src/job/run-config.js');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-tokenizer-cache-'));
+  try {
+    const input = join(repoRoot, 'data-samples', 'docs', 'packages.jsonl');
+    const pack = (tokenizerCache?: number) => runPackJob({ ...PACK_DEFAULTS, inputs: [input], out: join(dir, `out-${tokenizerCache}`), workers: 1, seqLen: 8192, tokenizerBackend: 'native', ...(tokenizerCache === undefined ? {} : { tokenizerCache }) });
+    const [whole, none, tiny] = [await pack(), await pack(0), await pack(16)];
+    assert.ok(whole.report.packing.tokens > 10_000, 'tokens');
+    assert.equal(none.manifest.shards_fingerprint, whole.manifest.shards_fingerprint);
+    assert.equal(tiny.manifest.shards_fingerprint, whole.manifest.shards_fingerprint);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const base = { sources: [{ type: 'documents', inputs: ['x.jsonl'] }] };
+  assert.equal(parseRunConfig({ ...base, pack: { tokenizerCache: 4096 } }, 'c.yaml').pack.tokenizerCache, 4096);
+  assert.throws(() => parseRunConfig({ ...base, pack: { tokenizerCache: -1 } }, 'c.yaml'), /pack\.tokenizerCache/);
+  const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
+  assert.throws(() => new NativeBpe(prepared.parts, prepared.tables!, 1.5), RangeError);
+});
