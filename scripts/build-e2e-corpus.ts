@@ -97,7 +97,10 @@ export async function benchCorpus(mb: number): Promise<string> {
 /** A benchmark's numeric flag (`--name N`), or `fallback`. */
 export function numberFlag(args: readonly string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
+  if (i < 0) return fallback;
+  const value = Number(args[i + 1]);
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} takes a number of 0 or more, not ${args[i + 1] ?? 'nothing'}`);
+  return value;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -20,6 +20,7 @@ import { normalizerIsNfc, referenceNfc } from '../src/tokenize/nfc.js';
 import { rustReferenceEncoding, tokenizerJsonPath, TOKENIZERS, wellFormed } from '../test/helpers/reference-tokenizer.js';
 import { unicodeFuzz } from '../test/helpers/unicode-fuzz.js';
 import { pageText, webSetPages } from '../test/helpers/web-pages.js';
+import { checkFlags } from './args.js';
 import { buildE2eCorpus, numberFlag } from './build-e2e-corpus.js';
 
 interface CorpusResult {
@@ -139,8 +140,15 @@ function line(name: string, r: CorpusResult): string {
   return `  ${name}: ${r.docs} documents, ${(r.units / 1e6).toFixed(1)}M units, ids differ in ${r.differ}, ${ranges}${r.first.map((f) => `\n    ${f}`).join('')}\n`;
 }
 
+const USAGE = `usage: npm run sweep:identity -- [--tokenizers ${Object.keys(TOKENIZERS).join(',')}] [--fuzz-mb N] [--e2e-mb N]
+  --tokenizers  which tokenizers to sweep (default: all four)
+  --fuzz-mb     documents of 1M UTF-16 units in the seeded Unicode fuzz corpus (default 100)
+  --e2e-mb      size of the e2e corpus built in .bench/ (default 40)
+Exits 1 when any document's ids or token ranges differ from the Rust reference.`;
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  checkFlags(args, ['--tokenizers', '--fuzz-mb', '--e2e-mb'], USAGE);
   const at = args.indexOf('--tokenizers');
   const names = at >= 0 ? args[at + 1]!.split(',') : Object.keys(TOKENIZERS);
   const fuzzMb = numberFlag(args, '--fuzz-mb', 100);
