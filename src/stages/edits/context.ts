@@ -191,9 +191,36 @@ export class ContextBuilder {
     return { files, leftOut };
   }
 
+  /**
+   * Reads a change's tree ahead of its turn (history reads the next commits while this one
+   * becomes samples): its listing and, for retrieval, the term counts of its files go into the
+   * cache, so `build` finds them there. The same files `build` lists and indexes; no figure changes.
+   */
+  async warm(dir: string, cat: CatFile, tree: string, touchedPaths: ReadonlySet<string>): Promise<void> {
+    const o = this.options;
+    if (o.retrieve <= 0 && o.related <= 0) return;
+    const entries = (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path));
+    if (o.retrieve > 0 && entries.length > 0) await this.termCountsOf(cat, entries);
+  }
+
   /** The tree's entries with the `n` highest BM25 scores for the description (score > 0), best first. */
   private async rank(cat: CatFile, entries: readonly TreeEntry[], description: string, n: number): Promise<TreeEntry[]> {
     if (n <= 0 || entries.length === 0) return [];
+    const known = await this.termCountsOf(cat, entries);
+    const docs: Bm25Doc<TreeEntry>[] = [];
+    for (const e of entries) {
+      const terms = known.get(e.sha)!;
+      this.stats.files_ranked++;
+      // The path is part of the document (SWE-bench's retrieval indexes it with the content).
+      if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
+    }
+    const best = rankBm25(description, docs, n);
+    if (best.length === 0) this.stats.no_retrieval_hit++;
+    return best.map((b) => b.item);
+  }
+
+  /** The entries' term counts by blob id (null: not text). */
+  private async termCountsOf(cat: CatFile, entries: readonly TreeEntry[]): Promise<Map<string, TermCounts | null>> {
     // The tree's term counts from the cache first (indexing the others may evict some), then the
     // blobs not indexed yet, read in batches: a round trip per batch, not per blob (a cold cache indexes a whole tree).
     const known = new Map<string, TermCounts | null>();
@@ -211,16 +238,7 @@ export class ContextBuilder {
         this.cache.set(`t\0${sha}`, terms, termBytes(terms));
       }
     }
-    const docs: Bm25Doc<TreeEntry>[] = [];
-    for (const e of entries) {
-      const terms = known.get(e.sha)!;
-      this.stats.files_ranked++;
-      // The path is part of the document (SWE-bench's retrieval indexes it with the content).
-      if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
-    }
-    const best = rankBm25(description, docs, n);
-    if (best.length === 0) this.stats.no_retrieval_hit++;
-    return best.map((b) => b.item);
+    return known;
   }
 
   /** The entries that are text, with their contents, read in one request. */
