@@ -1,80 +1,59 @@
 #include "json_string.hpp"
 
+#include <cstring>
+
 namespace midpack {
 namespace {
 
-inline bool isHigh(uint16_t c) { return c >= 0xD800 && c <= 0xDBFF; }
-inline bool isLow(uint16_t c) { return c >= 0xDC00 && c <= 0xDFFF; }
-
-// The escape letter of a short escape (b t n f r " \), or 0 when the unit has none.
-inline char shortEscape(uint16_t c) {
-  switch (c) {
-    case 0x08: return 'b';
-    case 0x09: return 't';
-    case 0x0A: return 'n';
-    case 0x0C: return 'f';
-    case 0x0D: return 'r';
-    case 0x22: return '"';
-    case 0x5C: return '\\';
-    default: return 0;
+// Per byte: 0 when written as it is, else the escape's letter (b t n f r " \), or 'u' for \u00xx.
+struct EscapeTable {
+  char of[256];
+  EscapeTable() {
+    for (int c = 0; c < 256; c++) of[c] = c < 0x20 ? 'u' : 0;
+    of[0x08] = 'b';
+    of[0x09] = 't';
+    of[0x0A] = 'n';
+    of[0x0C] = 'f';
+    of[0x0D] = 'r';
+    of['"'] = '"';
+    of['\\'] = '\\';
   }
-}
-
+};
+const EscapeTable kEscape;
 const char kHex[] = "0123456789abcdef";
-
-inline uint8_t* unicodeEscape(uint16_t c, uint8_t* o) {
-  *o++ = '\\';
-  *o++ = 'u';
-  for (int shift = 12; shift >= 0; shift -= 4) *o++ = static_cast<uint8_t>(kHex[(c >> shift) & 0xF]);
-  return o;
-}
 
 }  // namespace
 
-size_t jsonStringUtf8Length(const uint16_t* text, size_t n) {
-  size_t bytes = 2;
+size_t jsonStringLength(const uint8_t* utf8, size_t n) {
+  size_t bytes = n + 2;
   for (size_t i = 0; i < n; i++) {
-    const uint16_t c = text[i];
-    if (c < 0x80) bytes += c >= 0x20 && c != 0x22 && c != 0x5C ? 1 : shortEscape(c) ? 2 : 6;
-    else if (c < 0x800) bytes += 2;
-    else if (isHigh(c) && i + 1 < n && isLow(text[i + 1])) bytes += 4, i++;
-    else if (isHigh(c) || isLow(c)) bytes += 6;
-    else bytes += 3;
+    const char e = kEscape.of[utf8[i]];
+    if (e) bytes += e == 'u' ? 5 : 1;
   }
   return bytes;
 }
 
-size_t jsonStringUtf8(const uint16_t* text, size_t n, uint8_t* out) {
+size_t jsonStringOfUtf8(const uint8_t* utf8, size_t n, uint8_t* out) {
   uint8_t* o = out;
   *o++ = '"';
+  size_t from = 0;
   for (size_t i = 0; i < n; i++) {
-    const uint16_t c = text[i];
-    if (c < 0x80) {
-      if (c >= 0x20 && c != 0x22 && c != 0x5C) {
-        *o++ = static_cast<uint8_t>(c);
-      } else if (char e = shortEscape(c)) {
-        *o++ = '\\';
-        *o++ = static_cast<uint8_t>(e);
-      } else {
-        o = unicodeEscape(c, o);
-      }
-    } else if (c < 0x800) {
-      *o++ = static_cast<uint8_t>(0xC0 | (c >> 6));
-      *o++ = static_cast<uint8_t>(0x80 | (c & 0x3F));
-    } else if (isHigh(c) && i + 1 < n && isLow(text[i + 1])) {
-      const uint32_t cp = 0x10000 + ((static_cast<uint32_t>(c) - 0xD800) << 10) + (text[++i] - 0xDC00);
-      *o++ = static_cast<uint8_t>(0xF0 | (cp >> 18));
-      *o++ = static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3F));
-      *o++ = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
-      *o++ = static_cast<uint8_t>(0x80 | (cp & 0x3F));
-    } else if (isHigh(c) || isLow(c)) {
-      o = unicodeEscape(c, o);
-    } else {
-      *o++ = static_cast<uint8_t>(0xE0 | (c >> 12));
-      *o++ = static_cast<uint8_t>(0x80 | ((c >> 6) & 0x3F));
-      *o++ = static_cast<uint8_t>(0x80 | (c & 0x3F));
+    const char e = kEscape.of[utf8[i]];
+    if (!e) continue;
+    std::memcpy(o, utf8 + from, i - from);
+    o += i - from;
+    from = i + 1;
+    *o++ = '\\';
+    *o++ = static_cast<uint8_t>(e);
+    if (e == 'u') {
+      *o++ = '0';
+      *o++ = '0';
+      *o++ = static_cast<uint8_t>(kHex[utf8[i] >> 4]);
+      *o++ = static_cast<uint8_t>(kHex[utf8[i] & 0xF]);
     }
   }
+  std::memcpy(o, utf8 + from, n - from);
+  o += n - from;
   *o++ = '"';
   return static_cast<size_t>(o - out);
 }

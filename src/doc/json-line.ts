@@ -3,12 +3,13 @@ import { docToJson, type Doc } from './document.js';
 
 /**
  * A document's JSONL line as bytes, written straight into a buffer: the same bytes as
- * `docToJson(doc) + '\n'` in UTF-8, with the text (nearly all of a line) escaped and encoded by
- * the native core in one pass over its UTF-16 (native/include/json_string.hpp). JSON.stringify
- * and then Buffer.from took about 1.3 s a 100 MB of texts with many quotes and newlines (a
- * history's HTML fixtures, source code); the prepare phase writes every document it makes so.
- * Without the native addon, or for a text over NATIVE_TEXT_UNITS (the native call holds a copy of
- * the text), the line is docToJson's string, encoded.
+ * `docToJson(doc) + '\n'` in UTF-8, with the text (nearly all of a line) encoded by V8's UTF-8
+ * encoder and escaped by the native core (native/include/json_string.hpp). JSON.stringify and
+ * then Buffer.from took about 1.3 s a 100 MB of texts with many quotes and newlines (a history's
+ * HTML fixtures, source code); the prepare phase writes every document it makes so. Without the
+ * native addon, for a text with a lone surrogate (JSON.stringify writes it as \udxxx, it has no
+ * UTF-8) or over NATIVE_TEXT_UNITS (the native call holds its UTF-8 in a buffer of the thread's),
+ * the line is docToJson's string, encoded.
  */
 export interface LineSink {
   /** The buffer to write into, with at least `bytes` free from `used` (it may be a new one). */
@@ -16,7 +17,9 @@ export interface LineSink {
   used: number;
 }
 
-/** Texts up to this many UTF-16 units are escaped natively (a copy of 8 MB at most, held by the thread). */
+type WellFormed = string & { isWellFormed(): boolean };
+
+/** Texts up to this many UTF-16 units are written natively (their UTF-8 in a buffer of 12 MB at most, kept by the thread). */
 const NATIVE_TEXT_UNITS = 1 << 22;
 
 type JsonStringInto = (text: string, out: Uint8Array, at: number) => number;
@@ -51,11 +54,13 @@ function aroundText(doc: Doc): [string, string] | undefined {
 /** Appends the document's JSONL line (docToJson's bytes and a newline) to `sink`. */
 export function appendDocLine(doc: Doc, sink: LineSink): void {
   const write = nativeJsonString();
-  const parts = write && typeof doc.text === 'string' && doc.text.length <= NATIVE_TEXT_UNITS ? aroundText(doc) : undefined;
+  const text = doc.text;
+  const parts = write && typeof text === 'string' && text.length <= NATIVE_TEXT_UNITS && (text as WellFormed).isWellFormed() ? aroundText(doc) : undefined;
   if (!parts) return appendUtf8(sink, docToJson(doc) + '\n');
   appendUtf8(sink, parts[0]);
-  let n = write!(doc.text, sink.room(0), sink.used);
-  if (n < 0) n = write!(doc.text, sink.room(-n), sink.used);
+  // Room for the text's UTF-8 (3 bytes a unit at most) and its quotes: only control characters need more.
+  let n = write!(text, sink.room(3 * text.length + 2), sink.used);
+  if (n < 0) n = write!(text, sink.room(-n), sink.used);
   sink.used += n;
   appendUtf8(sink, parts[1]);
 }
