@@ -83,10 +83,14 @@ export class LineBuffer implements LineSink {
     return this.buf;
   }
 
-  /** The lines so far, as a Buffer of their own; the buffer starts empty again (at its first size). */
+  /**
+   * The lines so far, as a Buffer of their own; a new buffer of the size this one grew to follows
+   * (a history's samples of hundreds of KB each would grow and copy a smaller one every time;
+   * pages never written are never touched).
+   */
   take(): Buffer {
     const out = this.buf.subarray(0, this.used);
-    this.buf = Buffer.allocUnsafe(this.initialBytes);
+    this.buf = Buffer.allocUnsafe(Math.max(this.initialBytes, this.buf.length));
     this.used = 0;
     return out;
   }
