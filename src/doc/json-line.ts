@@ -27,7 +27,7 @@ let native: JsonStringInto | null | undefined;
 function nativeJsonString(): JsonStringInto | null {
   if (native === undefined) {
     try {
-      native = nativeBinding().jsonStringInto;
+      native = nativeBinding().jsonStringInto ?? null; // an addon built before it: docToJson's string
     } catch {
       native = null; // not built: docToJson's string
     }
