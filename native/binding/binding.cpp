@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "bpe_tokenizer.hpp"
+#include "json_string.hpp"
 #include "packer.hpp"
 #include "planner.hpp"
 #include "segments.hpp"
@@ -459,6 +460,29 @@ Napi::Value LineSegments(const Napi::CallbackInfo& info) {
   return copyOut(env, out);
 }
 
+// jsonStringInto(text, out, at): writes a well-formed text as a JSON string literal in UTF-8 at
+// out[at]; returns the bytes written, or minus the bytes needed when out has not that much room
+// from `at` (nothing written then). Its UTF-8 comes from V8's own encoder, into a buffer the thread keeps.
+Napi::Value JsonStringInto(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[0].IsString() || !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "jsonStringInto(text: string, out: Uint8Array, at: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  thread_local std::vector<char> utf8;
+  size_t units = 0;
+  napi_get_value_string_utf16(env, info[0], nullptr, 0, &units);
+  if (utf8.size() < 3 * units + 1) utf8.resize(3 * units + 1);
+  size_t bytes = 0;
+  napi_get_value_string_utf8(env, info[0], utf8.data(), utf8.size(), &bytes);
+  const auto* in = reinterpret_cast<const uint8_t*>(utf8.data());
+  auto out = info[1].As<Napi::Uint8Array>();
+  const size_t at = info[2].As<Napi::Number>().Uint32Value();
+  const size_t need = midpack::jsonStringLength(in, bytes);
+  if (at > out.ElementLength() || out.ElementLength() - at < need) return Napi::Number::New(env, -static_cast<double>(need));
+  return Napi::Number::New(env, static_cast<double>(midpack::jsonStringOfUtf8(in, bytes, out.Data() + at)));
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -468,6 +492,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativePlanner", NativePlanner::Define(env));
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   exports.Set("lineSegments", Napi::Function::New(env, LineSegments));
+  exports.Set("jsonStringInto", Napi::Function::New(env, JsonStringInto));
   return exports;
 }
 

@@ -6,7 +6,8 @@ import type { Writable } from 'node:stream';
 import { openBytes, readLines, type Line } from './lines.js';
 import { rethrowStorageFailure } from './storage.js';
 import { removeStaleTemps } from './stale.js';
-import { docToJson, type Doc } from '../doc/document.js';
+import type { Doc } from '../doc/document.js';
+import { appendDocLine, LineBuffer } from '../doc/json-line.js';
 import type { Ledger } from '../core/ledger.js';
 
 export interface JsonRecord {
@@ -139,15 +140,21 @@ export class AtomicLineWriter {
   }
 }
 
+/** Lines gathered before a write to the file (one buffer, not a string a line). */
+const LINE_BATCH_BYTES = 1 << 20;
+
 /** Writes a document stream as JSONL; returns how many were written. */
 export async function writeDocsJsonl(path: string, docs: AsyncIterable<Doc>): Promise<number> {
   const w = new AtomicLineWriter(path);
+  const lines = new LineBuffer(LINE_BATCH_BYTES);
   let n = 0;
   try {
     for await (const d of docs) {
-      await w.write(docToJson(d));
+      appendDocLine(d, lines);
       n++;
+      if (lines.used >= LINE_BATCH_BYTES) await w.writeRaw(lines.take());
     }
+    if (lines.used > 0) await w.writeRaw(lines.take());
   } catch (e) {
     w.abort();
     throw e;

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { docToJson } from '../doc/document.js';
+import type { Doc } from '../doc/document.js';
+import { appendDocLine, type LineSink } from '../doc/json-line.js';
 import { prepareSource } from './prepare-source.js';
 import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-types.js';
 import { StageTimes } from './stage-times.js';
@@ -32,7 +33,7 @@ const FLUSH_BYTES = 1 << 20;
 const segment = setup.cfg.mask ? loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)) : undefined;
 
 /** A file appended to through a growing buffer, written out at flush(). */
-class Appender {
+class Appender implements LineSink {
   private buf = Buffer.allocUnsafe(FLUSH_BYTES * 2);
   used = 0;
   written = 0;
@@ -42,19 +43,19 @@ class Appender {
     this.fd = openSync(path, 'a');
   }
 
-  private room(bytes: number): void {
-    if (this.used + bytes <= this.buf.length) return;
+  room(bytes: number): Buffer {
+    if (this.used + bytes <= this.buf.length) return this.buf;
     const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.used + bytes));
     this.buf.copy(bigger, 0, 0, this.used);
     this.buf = bigger;
+    return bigger;
   }
 
-  /** Appends `text` as UTF-8; returns its bytes. */
-  text(text: string): number {
-    this.room(3 * text.length);
-    const n = this.buf.write(text, this.used);
-    this.used += n;
-    return n;
+  /** Appends a document's JSONL line (json-line.ts); returns its bytes. */
+  docLine(doc: Doc): number {
+    const from = this.used;
+    appendDocLine(doc, this);
+    return this.used - from;
   }
 
   /** Appends 32-bit words in the host's order (little-endian, as the native core requires too). */
@@ -91,7 +92,7 @@ async function prepareOne(task: PrepareTask): Promise<void> {
   try {
     for await (const d of source.docs) {
       const found = segment ? documentSegments(d, segment) : undefined;
-      index.words(Uint32Array.of(lines.text(docToJson(d) + '\n'), Buffer.byteLength(d.text), found?.length ?? 0));
+      index.words(Uint32Array.of(lines.docLine(d), Buffer.byteLength(d.text), found?.length ?? 0));
       if (found) index.words(found);
       if (lines.used + index.used >= FLUSH_BYTES || performance.now() - last >= FLUSH_MS) flush();
     }

@@ -122,6 +122,8 @@ interface NativeBinding {
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
   /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
+  /** `text` as a JSON string literal in UTF-8 at `out[at]`: the bytes written, or minus the bytes needed when they do not fit (native/include/json_string.hpp; src/doc/json-line.ts). */
+  jsonStringInto(text: string, out: Uint8Array, at: number): number;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
   NativeTokenizer: new (
     byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,

@@ -125,6 +125,21 @@ export class MidTokenizer {
     return this.plain.encode(this.nfc ? referenceNfc(piece) : piece, { add_special_tokens: false }).ids;
   }
 
+  /**
+   * How many tokens encodePlain gives. The fast backends write them into the scratch buffer and
+   * nothing is copied out (a budget that counts a history's files needs only the count).
+   */
+  countPlain(text: string): number {
+    if (!this.fast || text.length === 0) return this.encodePlain(text).length;
+    const out = this.scratch;
+    out.length = 0;
+    const piece = wellFormed(text);
+    this.fast.encodeInto(this.nfc ? referenceNfc(piece) : piece, out, 0, null);
+    const n = out.length;
+    if (out.ids.length > SCRATCH_KEPT) this.scratch = new TokenBuffer();
+    return n;
+  }
+
   decode(ids: ArrayLike<number>): string {
     if (ids.length === 0) return '';
     return this.full.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false });

@@ -183,3 +183,14 @@ test('--tokenizer-cache bounds the native piece table and changes no byte: 0 and
   const prepared = prepareTokenizer('qwen3', { check: false, tables: true });
   assert.throws(() => new NativeBpe(prepared.parts, prepared.tables!, 1.5), RangeError);
 });
+
+test('countPlain is the length of encodePlain on every backend: real code, web pages, text NFC changes, lone surrogates', async () => {
+  const code = readFileSync(join(repoRoot, 'src', 'tokenize', 'tokenizer.ts'), 'utf8');
+  const page = readFileSync(join(readabilityPages, readdirSync(readabilityPages).sort()[0]!, 'source.html'), 'utf8');
+  // A decomposed é (NFC composes it), a lone surrogate, an emoji, CRLF lines.
+  const texts = [code, page, code.slice(0, 3000), 'cafe\u0301 \ud800 😀 x\r\n  y', '', ' '];
+  for (const backend of ['native', 'fast', 'hf'] as const) {
+    const t = await loadTokenizer('qwen3', backend, true);
+    for (const [i, text] of texts.entries()) assert.equal(t.countPlain(text), t.encodePlain(text).length, `${backend}, text ${i}`);
+  }
+});

@@ -90,6 +90,12 @@ interface TreeEntry {
   sha: string;
 }
 
+/** Files' BM25 term counts by blob id (null: not text). */
+type TermsOf = Map<string, TermCounts | null>;
+
+/** Trees `warm` keeps what it found for, at most (a history reads 2 commits ahead). */
+const WARMED_TREES = 4;
+
 export class ContextBuilder {
   readonly stats: ContextStats = { files: { touched: 0, retrieved: 0, related: 0 }, left_out: { touched: 0, retrieved: 0, related: 0 }, touched_over_budget: 0, no_retrieval_hit: 0, no_retrieved_fit: 0, files_ranked: 0 };
   /**
@@ -99,6 +105,8 @@ export class ContextBuilder {
    */
   private readonly cache: ContentCache;
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
+  /** What `warm` found for the trees read ahead, for their `build`: its files less the touched ones, their term counts. */
+  private readonly warmed = new Map<string, { touched: string; entries: TreeEntry[]; terms?: TermsOf }>();
 
   /** `counter` names the token counter (its tokenizer): token counts are cached per counter. */
   constructor(
@@ -113,11 +121,11 @@ export class ContextBuilder {
   async build(dir: string, cat: CatFile, tree: string, touched: readonly (RepoFile & { sha?: string })[], description: string, rng: Rng, mode: BuildMode = {}): Promise<BuiltContext> {
     const o = this.options;
     const touchedPaths = new Set(touched.map((f) => f.path));
-    const entries = o.retrieve > 0 || o.related > 0 ? (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) : [];
+    const { entries, terms } = o.retrieve > 0 || o.related > 0 ? await this.candidates(dir, cat, tree, touchedPaths) : { entries: [] };
     const fit = mode.fitRetrieved && o.contextTokens > 0 && this.countTokens !== undefined;
     const { files: retrieved, leftOut } = fit
-      ? await this.retrieveFitting(cat, entries, description, o.contextTokens - touched.reduce((s, f) => s + this.tokensOf(f, f.sha, o.contextTokens), 0))
-      : { files: await this.retrieve(cat, entries, description), leftOut: 0 };
+      ? await this.retrieveFitting(cat, entries, description, o.contextTokens - touched.reduce((s, f) => s + this.tokensOf(f, f.sha, o.contextTokens), 0), terms)
+      : { files: await this.retrieve(cat, entries, description, terms), leftOut: 0 };
     const taken = new Set([...touchedPaths, ...retrieved.map((f) => f.path)]);
     const related = await this.related(cat, entries.filter((e) => !taken.has(e.path)), touchedPaths, rng);
     const chosen: { file: RepoFile; why: ContextWhy; sha?: string }[] = [
@@ -159,8 +167,8 @@ export class ContextBuilder {
   }
 
   /** The BM25 best `retrieve` files for the description, read from the tree. */
-  private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string): Promise<(RepoFile & { sha: string })[]> {
-    return this.readFiles(cat, await this.rank(cat, entries, description, this.options.retrieve));
+  private async retrieve(cat: CatFile, entries: readonly TreeEntry[], description: string, terms?: TermsOf): Promise<(RepoFile & { sha: string })[]> {
+    return this.readFiles(cat, await this.rank(cat, entries, description, this.options.retrieve, terms));
   }
 
   /**
@@ -170,9 +178,9 @@ export class ContextBuilder {
    * count is cached and too large is passed over unread. `leftOut` counts the top `retrieve`
    * files not taken, as the budget in order would count them.
    */
-  private async retrieveFitting(cat: CatFile, entries: readonly TreeEntry[], description: string, room: number): Promise<{ files: (RepoFile & { sha: string })[]; leftOut: number }> {
+  private async retrieveFitting(cat: CatFile, entries: readonly TreeEntry[], description: string, room: number, terms?: TermsOf): Promise<{ files: (RepoFile & { sha: string })[]; leftOut: number }> {
     const n = this.options.retrieve;
-    const ranked = await this.rank(cat, entries, description, Number.POSITIVE_INFINITY);
+    const ranked = await this.rank(cat, entries, description, Number.POSITIVE_INFINITY, terms);
     const files: (RepoFile & { sha: string })[] = [];
     // A file costs at least its path line and separators (3 tokens): with less room none fits.
     for (let at = room >= 3 ? 0 : ranked.length; files.length < n && at < ranked.length; ) {
@@ -191,9 +199,46 @@ export class ContextBuilder {
     return { files, leftOut };
   }
 
+  /**
+   * Reads a change's tree ahead of its turn (history reads the next commits while this one
+   * becomes samples): its listing and, for retrieval, the term counts of its files go into the
+   * cache, so `build` finds them there. The same files `build` lists and indexes; no figure changes.
+   */
+  async warm(dir: string, cat: CatFile, tree: string, touchedPaths: ReadonlySet<string>): Promise<void> {
+    const o = this.options;
+    if (o.retrieve <= 0 && o.related <= 0) return;
+    const entries = (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path));
+    const terms = o.retrieve > 0 && entries.length > 0 ? await this.termCountsOf(cat, entries) : undefined;
+    this.warmed.set(tree, { touched: [...touchedPaths].join('\0'), entries, terms });
+    for (const key of this.warmed.keys()) if (this.warmed.size > WARMED_TREES) this.warmed.delete(key);
+  }
+
+  /** The tree's candidate files (less the touched ones), and their term counts when `warm` found them already. */
+  private async candidates(dir: string, cat: CatFile, tree: string, touchedPaths: ReadonlySet<string>): Promise<{ entries: TreeEntry[]; terms?: TermsOf }> {
+    const w = this.warmed.get(tree);
+    this.warmed.delete(tree);
+    if (w && w.touched === [...touchedPaths].join('\0')) return w;
+    return { entries: (await this.listTree(dir, cat, tree)).filter((e) => !touchedPaths.has(e.path)) };
+  }
+
   /** The tree's entries with the `n` highest BM25 scores for the description (score > 0), best first. */
-  private async rank(cat: CatFile, entries: readonly TreeEntry[], description: string, n: number): Promise<TreeEntry[]> {
+  private async rank(cat: CatFile, entries: readonly TreeEntry[], description: string, n: number, terms?: TermsOf): Promise<TreeEntry[]> {
     if (n <= 0 || entries.length === 0) return [];
+    const known = terms ?? (await this.termCountsOf(cat, entries));
+    const docs: Bm25Doc<TreeEntry>[] = [];
+    for (const e of entries) {
+      const terms = known.get(e.sha)!;
+      this.stats.files_ranked++;
+      // The path is part of the document (SWE-bench's retrieval indexes it with the content).
+      if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
+    }
+    const best = rankBm25(description, docs, n);
+    if (best.length === 0) this.stats.no_retrieval_hit++;
+    return best.map((b) => b.item);
+  }
+
+  /** The entries' term counts by blob id (null: not text). */
+  private async termCountsOf(cat: CatFile, entries: readonly TreeEntry[]): Promise<TermsOf> {
     // The tree's term counts from the cache first (indexing the others may evict some), then the
     // blobs not indexed yet, read in batches: a round trip per batch, not per blob (a cold cache indexes a whole tree).
     const known = new Map<string, TermCounts | null>();
@@ -211,16 +256,7 @@ export class ContextBuilder {
         this.cache.set(`t\0${sha}`, terms, termBytes(terms));
       }
     }
-    const docs: Bm25Doc<TreeEntry>[] = [];
-    for (const e of entries) {
-      const terms = known.get(e.sha)!;
-      this.stats.files_ranked++;
-      // The path is part of the document (SWE-bench's retrieval indexes it with the content).
-      if (terms) docs.push({ item: e, terms, pathTerms: this.pathTerms(e.path) });
-    }
-    const best = rankBm25(description, docs, n);
-    if (best.length === 0) this.stats.no_retrieval_hit++;
-    return best.map((b) => b.item);
+    return known;
   }
 
   /** The entries that are text, with their contents, read in one request. */

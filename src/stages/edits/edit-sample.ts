@@ -25,7 +25,7 @@ export interface EditOptions {
   formats: { mode: 'all' | 'pick'; weights: Partial<Record<EditFormat, number>> };
   maskPrompt: boolean;
   maxContextLines: number;
-  /** Diffs checked by one `git apply --check` run. */
+  /** Diffs checked by one `git apply --check` run; a batch is checked while the next one is built. */
   gitBatch: number;
   gitCheck: boolean;
 }
@@ -34,7 +34,7 @@ export const DEFAULT_EDIT_OPTIONS: EditOptions = {
   formats: { mode: 'all', weights: { sr: 1, diff: 1 } },
   maskPrompt: false,
   maxContextLines: 20,
-  gitBatch: 256,
+  gitBatch: 32,
   gitCheck: true,
 };
 
@@ -180,7 +180,8 @@ const bump = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
 /**
  * Turns edit units into verified samples. The ledger counts source records (commits, rows):
  * each is kept (at least one sample written) or dropped by reason. Diffs are checked by
- * real `git apply --check` in batches; output order is the order of the units.
+ * real `git apply --check` in batches, one batch in git while the next is built (so the checks
+ * run on the other core); output order is the order of the units.
  */
 export async function* editSamples(units: AsyncIterable<EditUnit>, opts: EditOptions, ctx: StageContext): AsyncIterable<Doc> {
   const stats: EditStats = { samples: {}, failed: {}, failed_examples: {}, git_apply_checked: 0 };
@@ -194,14 +195,29 @@ export async function* editSamples(units: AsyncIterable<EditUnit>, opts: EditOpt
   type Pending = { unit: EditUnit & { changeSets: ChangeSet[] }; samples: BuiltEdit[] };
   let pending: Pending[] = [];
   let pendingDiffs = 0;
+  // The batch git is checking while the next one is built (git runs on the other core).
+  let checking: { batch: Pending[]; all: BuiltEdit[]; verdicts: Promise<(string | null)[]> } | undefined;
 
-  async function* flush(): AsyncIterable<Doc> {
+  /** Hands the pending samples' diffs to git apply --check, to be emitted once the next batch is ready. */
+  function check(): void {
     const all = pending.flatMap((p) => p.samples.filter((s) => s.doc.meta.format !== 'sr'));
-    const verdicts = opts.gitCheck ? await gitApplyCheck(all, ctx.workDir) : all.map(() => null);
+    const verdicts = opts.gitCheck ? gitApplyCheck(all, ctx.workDir) : Promise.resolve(all.map(() => null));
+    verdicts.catch(() => undefined); // thrown where it is awaited
+    checking = { batch: pending, all, verdicts };
+    pending = [];
+    pendingDiffs = 0;
+  }
+
+  /** The checked batch's samples that git accepted, in order; each unit counted out or dropped. */
+  async function* emitChecked(): AsyncIterable<Doc> {
+    if (!checking) return;
+    const { batch, all } = checking;
+    const verdicts = await checking.verdicts;
+    checking = undefined;
     st.git_apply_checked += opts.gitCheck ? all.length : 0;
     const rejected = new Set(all.filter((_, i) => verdicts[i] !== null));
     all.forEach((s, i) => verdicts[i] !== null && fail('verify_failed_git_apply', `${s.doc.meta.source_id}: ${verdicts[i]}`));
-    for (const p of pending) {
+    for (const p of batch) {
       const kept = p.samples.filter((s) => !rejected.has(s));
       if (kept.length === 0) {
         ctx.ledger.drop('verify_failed', `${p.unit.label}: no sample passed verification`);
@@ -214,8 +230,6 @@ export async function* editSamples(units: AsyncIterable<EditUnit>, opts: EditOpt
         yield s.doc;
       }
     }
-    pending = [];
-    pendingDiffs = 0;
   }
 
   for await (const unit of units) {
@@ -237,7 +251,12 @@ export async function* editSamples(units: AsyncIterable<EditUnit>, opts: EditOpt
     }
     pending.push({ unit, samples });
     pendingDiffs += samples.filter((s) => s.doc.meta.format !== 'sr').length;
-    if (pendingDiffs >= opts.gitBatch) yield* flush();
+    if (pendingDiffs >= opts.gitBatch) {
+      yield* emitChecked();
+      check();
+    }
   }
-  yield* flush();
+  yield* emitChecked();
+  check();
+  yield* emitChecked();
 }

@@ -37,7 +37,12 @@ export async function* gitLines(dir: string, args: string[]): AsyncIterable<stri
   if (code !== 0) throw new Error(`git ${args.join(' ')} in ${dir}: ${stderr.trim() || `exit ${code}`}`);
 }
 
-/** `git cat-file --batch-command`: object sizes and contents without a process per object. */
+/**
+ * `git cat-file --batch-command`: object sizes and contents without a process per object.
+ * Requests may overlap (a walk reads the next commit's objects while this one's context is
+ * built): each is written at once and its answers are read in turn, in the order written, as git
+ * gives them.
+ */
 export class CatFile {
   private readonly proc: ChildProcessWithoutNullStreams;
   private buf: Buffer = Buffer.alloc(0);
@@ -51,6 +56,8 @@ export class CatFile {
   private need = 1;
   private wake: (() => void) | undefined;
   private failed: Error | undefined;
+  /** The reads of the requests written so far: a request's answers are read after all earlier ones. */
+  private reads: Promise<unknown> = Promise.resolve();
 
   constructor(dir: string) {
     this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command']);
@@ -89,9 +96,12 @@ export class CatFile {
     [this.pending, this.pendingBytes] = [[], 0];
   }
 
-  private async header(command: string): Promise<{ type: string; size: number } | undefined> {
-    this.proc.stdin.write(command + '\n');
-    return this.readHeader();
+  /** Writes `commands` now; `read` reads their answers once every earlier request's are read. */
+  private request<T>(commands: string, read: () => Promise<T>): Promise<T> {
+    this.proc.stdin.write(commands);
+    const answer = this.reads.then(read);
+    this.reads = answer.catch(() => undefined);
+    return answer;
   }
 
   private async readHeader(): Promise<{ type: string; size: number } | undefined> {
@@ -104,30 +114,31 @@ export class CatFile {
   }
 
   async info(object: string): Promise<{ type: string; size: number } | undefined> {
-    return this.header(`info ${object}`);
+    return this.request(`info ${object}\n`, () => this.readHeader());
   }
 
   /** The headers of many objects, asked in one write and read back in order (no round trip each). */
   async infoMany(objects: readonly string[]): Promise<({ type: string; size: number } | undefined)[]> {
     if (objects.length === 0) return [];
-    this.proc.stdin.write(objects.map((o) => `info ${o}\n`).join(''));
-    const out: ({ type: string; size: number } | undefined)[] = [];
-    for (let i = 0; i < objects.length; i++) out.push(await this.readHeader());
-    return out;
+    return this.request(objects.map((o) => `info ${o}\n`).join(''), async () => {
+      const out: ({ type: string; size: number } | undefined)[] = [];
+      for (let i = 0; i < objects.length; i++) out.push(await this.readHeader());
+      return out;
+    });
   }
 
   async contents(object: string): Promise<Buffer | undefined> {
-    this.proc.stdin.write(`contents ${object}\n`);
-    return this.readContents();
+    return this.request(`contents ${object}\n`, () => this.readContents());
   }
 
   /** The contents of many objects, asked in one write and read back in order. */
   async contentsMany(objects: readonly string[]): Promise<(Buffer | undefined)[]> {
     if (objects.length === 0) return [];
-    this.proc.stdin.write(objects.map((o) => `contents ${o}\n`).join(''));
-    const out: (Buffer | undefined)[] = [];
-    for (let i = 0; i < objects.length; i++) out.push(await this.readContents());
-    return out;
+    return this.request(objects.map((o) => `contents ${o}\n`).join(''), async () => {
+      const out: (Buffer | undefined)[] = [];
+      for (let i = 0; i < objects.length; i++) out.push(await this.readContents());
+      return out;
+    });
   }
 
   private async readContents(): Promise<Buffer | undefined> {

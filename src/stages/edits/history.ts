@@ -141,11 +141,19 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
  * Four git processes per repository whatever its length: rev-list, one diff-tree --stdin for
  * the patches, one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
+ * The next READ_AHEAD_COMMITS commits are read from git (readCommit) while one becomes samples:
+ * git answers on the other core instead of a round trip at a time on this commit's path.
  */
 export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger, context = relatedOnly(opts)): AsyncIterable<EditUnit> {
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
   const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)) };
+  const ahead: CommitAhead[] = [];
+  let reads: Promise<unknown> = Promise.resolve();
+  const turn = async (a: CommitAhead): Promise<EditUnit> => {
+    commits.input();
+    return a.read ? commitUnit(g, a, repo, seed, opts, files, context) : { label: a.label, drop: 'merge', message: `${a.label} is a merge` };
+  };
   try {
     const [first, limit] = commitWindow(opts);
     let n = 0;
@@ -155,46 +163,78 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       if (at < first) continue; // another piece's commit
       const [commit, ...parents] = line.trim().split(' ') as [string, ...string[]];
       if (opts.owns && !opts.owns(`commit:${commit}`)) continue; // another rank's commit
-      commits.input();
       const label = `${dir}: commit ${commit}`;
-      if (parents.length > 1) {
-        yield { label, drop: 'merge', message: `${label} is a merge` };
-        continue;
+      const a: CommitAhead = { commit, parent: parents[0], label };
+      if (parents.length <= 1) {
+        // One read after another (the diff stream is read in order); a failure is thrown in its commit's turn.
+        a.read = reads.then(() => readCommit(g, a, opts, context));
+        a.read.catch(() => undefined);
+        reads = a.read.catch(() => undefined);
       }
-      const parent = parents[0];
-      const got = await commitChanges(g, commit, label, opts, files);
-      if ('files' in got) {
-        yield { label, drop: 'too_large', message: `${label} changes ${got.files} files (limit ${opts.maxFiles})` };
-        continue;
-      }
-      const { changes, bytes } = got;
-      if (changes.length === 0) {
-        yield { label, drop: 'no_text_changes', message: `${label} changes no text file` };
-        continue;
-      }
-      if (bytes > opts.maxCommitBytes) {
-        files.drop('commit_dropped', `${label}: over the size limit`, changes.length);
-        yield { label, drop: 'too_large', message: `${label} changes ${bytes} characters of text (limit ${opts.maxCommitBytes})` };
-        continue;
-      }
-      files.output(changes.length);
-      const description = commitMessage((await cat.contents(commit)) ?? Buffer.alloc(0));
-      const rng = new Rng(seed, 'edits', repo, commit);
-      // With its blob id, a changed file's token count is cached like any file of a tree's.
-      const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before!, sha: c.blob?.sha }));
-      // The commit message is the description retrieval matches; a root commit has no tree before it.
-      const built = parent ? await context.build(dir, cat, parent, beforeFiles, description, rng) : { files: [], why: [], leftOut: 0 };
-      const base = { repo, commit, description, context: built.files, meta: { context: built.why, context_left_out: built.leftOut } };
-      const changeSets =
-        opts.granularity === 'commit'
-          ? [{ ...base, sourceId: `${repo}@${commit}`, changes }]
-          : changes.map((c) => ({ ...base, sourceId: `${repo}@${commit}:${c.newPath ?? c.oldPath}`, changes: [c] }));
-      yield { label, changeSets };
+      ahead.push(a);
+      if (ahead.length > READ_AHEAD_COMMITS) yield await turn(ahead.shift()!);
     }
+    while (ahead.length > 0) yield await turn(ahead.shift()!);
   } finally {
     g.patches.close();
     cat.close();
   }
+}
+
+/** Commits read from git ahead of the one becoming samples. */
+const READ_AHEAD_COMMITS = 2;
+
+/** A commit of the walk, with its read from git under way (none for a merge). */
+interface CommitAhead {
+  commit: string;
+  parent: string | undefined;
+  label: string;
+  read?: Promise<CommitRead>;
+}
+
+/** What git gives for a commit before its turn: its changes, its files' ledger calls (replayed in its turn, so the ledger keeps the walk's order), its message when it is kept. */
+interface CommitRead {
+  got: Awaited<ReturnType<typeof commitChanges>>;
+  files: Ledger;
+  description?: string;
+}
+
+/** A commit's changes and, when it is kept, its message; its parent's tree is warmed for its context meanwhile. */
+async function readCommit(g: RepoGit, a: CommitAhead, opts: HistoryOptions, context: ContextBuilder): Promise<CommitRead> {
+  const files = new Ledger();
+  const got = await commitChanges(g, a.commit, a.label, opts, files);
+  if ('files' in got || got.changes.length === 0 || got.bytes > opts.maxCommitBytes) return { got, files };
+  const touched = new Set(got.changes.flatMap((c) => (c.oldPath === null ? [] : [c.oldPath])));
+  const [body] = await Promise.all([g.cat.contents(a.commit), a.parent ? context.warm(g.dir, g.cat, a.parent, touched) : undefined]);
+  return { got, files, description: commitMessage(body ?? Buffer.alloc(0)) };
+}
+
+/** A commit's unit in its turn: dropped by reason, or its change set(s) with their context. */
+async function commitUnit(g: RepoGit, a: CommitAhead, repo: string, seed: number, opts: HistoryOptions, files: Ledger, context: ContextBuilder): Promise<EditUnit> {
+  const { label, commit, parent } = a;
+  const read = await a.read!;
+  files.merge(read.files.toJSON());
+  const got = read.got;
+  if ('files' in got) return { label, drop: 'too_large', message: `${label} changes ${got.files} files (limit ${opts.maxFiles})` };
+  const { changes, bytes } = got;
+  if (changes.length === 0) return { label, drop: 'no_text_changes', message: `${label} changes no text file` };
+  if (bytes > opts.maxCommitBytes) {
+    files.drop('commit_dropped', `${label}: over the size limit`, changes.length);
+    return { label, drop: 'too_large', message: `${label} changes ${bytes} characters of text (limit ${opts.maxCommitBytes})` };
+  }
+  files.output(changes.length);
+  const description = read.description!;
+  const rng = new Rng(seed, 'edits', repo, commit);
+  // With its blob id, a changed file's token count is cached like any file of a tree's.
+  const beforeFiles = changes.filter((c) => c.oldPath !== null).map((c) => ({ path: c.oldPath!, content: c.before!, sha: c.blob?.sha }));
+  // The commit message is the description retrieval matches; a root commit has no tree before it.
+  const built = parent ? await context.build(g.dir, g.cat, parent, beforeFiles, description, rng) : { files: [], why: [], leftOut: 0 };
+  const base = { repo, commit, description, context: built.files, meta: { context: built.why, context_left_out: built.leftOut } };
+  const changeSets =
+    opts.granularity === 'commit'
+      ? [{ ...base, sourceId: `${repo}@${commit}`, changes }]
+      : changes.map((c) => ({ ...base, sourceId: `${repo}@${commit}:${c.newPath ?? c.oldPath}`, changes: [c] }));
+  return { label, changeSets };
 }
 
 /** Commits asked of diff-tree ahead of their turn, so git diffs them while earlier ones become samples. */

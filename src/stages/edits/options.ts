@@ -23,7 +23,7 @@ export const EDITS_OPTIONS = {
   repoName: { type: 'string', arg: '<name>', help: 'repository name in the samples (default: the folder or bundle name)' },
   maskPrompt: { type: 'boolean', default: DEFAULT_EDIT_OPTIONS.maskPrompt, help: 'exclude the prompt from the loss' },
   maxContextLines: { type: 'int', min: 0, default: DEFAULT_EDIT_OPTIONS.maxContextLines, help: 'context lines a SEARCH may take on each side to become unique' },
-  gitBatch: { type: 'int', min: 1, default: DEFAULT_EDIT_OPTIONS.gitBatch, help: 'diffs checked by one git apply --check run' },
+  gitBatch: { type: 'int', min: 1, default: DEFAULT_EDIT_OPTIONS.gitBatch, help: 'diffs checked by one git apply --check run (a batch is checked while the next is built)' },
   retrieve: { type: 'int', min: 0, default: DEFAULT_CONTEXT_OPTIONS.retrieve, help: 'files added to the context that best match the description by BM25 (the commit message, or the problem statement)' },
   contextTokens: {
     type: 'int',

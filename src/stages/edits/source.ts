@@ -48,7 +48,7 @@ export async function* editsSource(inputs: string[], options: EditsOptions, ctx:
 async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
   if (options.context.contextTokens <= 0) return new ContextBuilder(options.context);
   const tokenizer = await loadTokenizer(options.tokenizer, 'auto');
-  return new ContextBuilder(options.context, (text) => tokenizer.encodePlain(text).length, options.tokenizer);
+  return new ContextBuilder(options.context, (text) => tokenizer.countPlain(text), options.tokenizer);
 }
 
 /**

@@ -10,6 +10,9 @@
  * longer line. So the block occurs at line i exactly when line i ends with its first line and
  * lines i+1... equal the rest: occurrences are counted from the rarest of its lines.
  */
+/** endingWith's questions answered by a scan of the distinct lines before they are sorted by suffix. */
+const SCANS_BEFORE_SORT = 16;
+
 export class LineIndex {
   private readonly idOf = new Map<string, number>();
   private readonly texts: string[] = [];
@@ -17,6 +20,8 @@ export class LineIndex {
   private readonly at: number[][] = [];
   private readonly ids: Int32Array;
   private bySuffix: number[] | undefined;
+  /** Questions endingWith answered by a scan so far. */
+  private scans = 0;
 
   constructor(readonly lines: readonly string[]) {
     this.ids = new Int32Array(lines.length);
@@ -33,8 +38,18 @@ export class LineIndex {
     }
   }
 
-  /** The ids of the distinct lines that end with `s` (equal included). */
+  /**
+   * The ids of the distinct lines that end with `s` (equal included). The first few questions
+   * scan the distinct lines; sorting them by suffix costs far more (a fixture of thousands of
+   * lines sharing their endings) and pays only when many are asked (a block is one line only
+   * until it takes context).
+   */
   private endingWith(s: string): number[] {
+    if (!this.bySuffix && ++this.scans <= SCANS_BEFORE_SORT) {
+      const out: number[] = [];
+      for (let id = 0; id < this.texts.length; id++) if (this.texts[id]!.endsWith(s)) out.push(id);
+      return out;
+    }
     if (!this.bySuffix) {
       const t = this.texts;
       this.bySuffix = t.map((_, i) => i).sort((a, b) => backwardCompare(t[a]!, t[b]!));

@@ -176,3 +176,20 @@ test('midpack edits from rows: before/after/description, malformed rows counted,
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('git apply --check batches checked while the next is built: the same samples, ledger and figures for any batch size', () => {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-edits-batch-'));
+  try {
+    const bundle = join(repoRoot, 'data-samples/history/p-limit.bundle');
+    const outputs = [1, 3, 1000].map((batch) => {
+      const out = join(root, `batch-${batch}.jsonl`);
+      cli(['edits', bundle, '--out', out, '--git-batch', String(batch), '--quiet']);
+      const m = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8')) as { ledger: unknown; stats: { edits: { git_apply_checked: number } } };
+      return { text: readFileSync(out, 'utf8'), ledger: m.ledger, stats: m.stats };
+    });
+    assert.ok(outputs[0]!.stats.edits.git_apply_checked > 3, 'several batches of one diff');
+    for (const o of outputs.slice(1)) assert.deepEqual(o, outputs[0]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -152,6 +152,26 @@ test('TreeFiles lists what git ls-tree -r --long lists, in its order, from the o
   }
 });
 
+test('CatFile requests that overlap (the next commits read while one becomes samples) each get their own answers', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'midpack-cat-'));
+  try {
+    const dir = buildRepo(root);
+    const cat = new CatFile(dir);
+    const blobs = g(dir, 'ls-tree', '-r', 'HEAD~1').trim().split('\n').map((l) => l.split(/\s+/)[2]!);
+    const commits = g(dir, 'rev-list', 'HEAD').trim().split('\n');
+    // All asked in one turn, none awaited before the next is written: answers come back in the order written.
+    const [many, infos, one, message, missing] = await Promise.all([cat.contentsMany(blobs), cat.infoMany([...blobs].reverse()), cat.contents(blobs[0]!), cat.contents(commits[1]!), cat.info('0'.repeat(40))]);
+    assert.deepEqual(many.map((b) => b!.toString('latin1')), blobs.map((b) => execFileSync('git', ['-C', dir, 'cat-file', 'blob', b]).toString('latin1')));
+    assert.deepEqual(infos.map((i) => i!.size), [...blobs].reverse().map((b) => Number(g(dir, 'cat-file', '-s', b).trim())));
+    assert.equal(one!.toString('latin1'), many[0]!.toString('latin1'));
+    assert.match(message!.toString('utf8'), /\n\nEdit everything\n$/);
+    assert.equal(missing, undefined);
+    cat.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
 test('git apply --check against a temporary index of the repository: accepted and rejected diffs named', async () => {
   const root = mkdtempSync(join(tmpdir(), 'midpack-apply-'));
   try {

@@ -42,3 +42,19 @@ test('LineIndex.find gives the first places in order, and a line that ends anoth
   assert.deepEqual(idx.find(['}\n', 'x\n'], 2), [3]);
   assert.deepEqual(idx.find(['y\n']), []);
 });
+
+test('LineIndex.find gives the same places whether a one-line block is answered by a scan (the first questions) or by the suffix order', () => {
+  const rng = new Rng(11, 'line-index-scan');
+  for (const f of FILES) {
+    const text = readFileSync(join(repoRoot, f), 'utf8');
+    const lines = splitLines(text.endsWith('\n') ? text : text + '\n');
+    const sorted = new LineIndex(lines);
+    for (let t = 0; t < 40; t++) sorted.find([lines[t]!]); // past the scans: the suffix order from here on
+    for (let t = 0; t < 200; t++) {
+      const line = lines[Math.floor(rng.next() * lines.length)]!;
+      const search = [t % 2 ? line.slice(Math.floor(line.length / 2)) : line];
+      const from = Math.floor(rng.next() * lines.length);
+      assert.deepEqual(new LineIndex(lines).find(search, from, lines.length, 5), sorted.find(search, from, lines.length, 5), `${f}: ${JSON.stringify(search)} from ${from}`);
+    }
+  }
+});
