@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
-import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
+import { SINGLE_RANK, ownedBy, partitionKeys, rankOutDir, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
 import { readDocumentFile, ByteTally } from '../io/documents.js';
@@ -132,6 +132,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     tokenizer_sha256: (await tokenizerInfo(cfg.tokenizer)).hash,
     rank: rank.rank,
     world_size: rank.worldSize,
+    ...partitionKeys(rank),
     sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
   };
   const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
