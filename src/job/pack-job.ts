@@ -170,33 +170,40 @@ export interface PackSource {
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
   checkWorkDir(o.out, o.workDir);
-  if (isRemote(o.out)) {
-    const local = stagingDir(o.out, o.workDir);
-    return withRemoteOut({ remote: o.out, local, what: 'pack' }, () => runPackJob({ ...o, out: local, workDir: undefined }, source));
-  }
   const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
   const workers = capWorkers(o.workers, o.forceWorkers ?? false);
   // Workers load their tokenizers (over half a second each) while the main thread reads the
-  // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
+  // tokenizer.json and resolves the backend (and, for a bucket --out, loads the SDK and takes the
+  // prefix's lock): started on the likely one, restarted if it is not. They write nothing.
   const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
   const cachePieces = o.tokenizerCache ?? PACK_DEFAULTS.tokenizerCache;
-  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces });
+  const pool = { current: new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces }) };
   try {
-    // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
-    const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
-    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
-    if (backend !== guess) {
-      await pool.close();
-      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
-    }
-    const job = await setUpPackJob(o, backend, source);
-    try {
-      return await packWith(job, pool);
-    } finally {
-      if (!source?.outDir) job.outDir.release();
-    }
+    const job = async (out: string) => {
+      // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
+      const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
+      if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
+      if (backend !== guess) {
+        await pool.current.close();
+        pool.current = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
+      }
+      return packInto({ ...o, out, workDir: undefined }, backend, pool.current, source);
+    };
+    if (!isRemote(o.out)) return await job(o.out);
+    const local = stagingDir(o.out, o.workDir);
+    return await withRemoteOut({ remote: o.out, local, what: 'pack' }, () => job(local));
   } finally {
-    await pool.close();
+    await pool.current.close();
+  }
+}
+
+/** The job in a local folder (a bucket --out's staging folder), its pool started. */
+async function packInto(o: PackJobOptions, backend: ResolvedBackend, pool: TokenizePool, source?: PackSource): Promise<PackSummary> {
+  const job = await setUpPackJob(o, backend, source);
+  try {
+    return await packWith(job, pool);
+  } finally {
+    if (!source?.outDir) job.outDir.release();
   }
 }
 

@@ -7,6 +7,8 @@ import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import { SourcePieces, sourceTasks } from './prepare-source.js';
 import { knownRemoteInputs } from '../io/storage.js';
+import { objectRelay } from '../io/s3-relay.js';
+import { StorageError } from '../io/s3.js';
 import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone } from './prepare-types.js';
 
 /**
@@ -43,7 +45,7 @@ class Part {
   }
 
   onMessage(m: PrepareMessage): void {
-    if (m.type === 'error') this.fail(Object.assign(new Error(m.message), { name: m.name }));
+    if (m.type === 'error') this.fail(m.storageCode ? new StorageError(m.message, m.storageCode) : Object.assign(new Error(m.message), { name: m.name }));
     else if (m.type === 'flushed') {
       this.lines.advance(m.bytes);
       this.index.advance(m.indexBytes);
@@ -115,7 +117,11 @@ export async function* preparedInWorkers(
   let next = 0;
   const running = Math.min(Math.max(1, workers), parts.length);
   const spawn = () => {
-    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running, remote: knownRemoteInputs() } satisfies PrepareSetup });
+    const remote = knownRemoteInputs();
+    // A worker reading a bucket has the main thread make its requests: it loads no SDK of its own.
+    const relay = remote.entries.length ? objectRelay() : undefined;
+    const setup: PrepareSetup = { cfg, rank, runDir, threads: running, remote, ...(relay ? { relay } : {}) };
+    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: setup, transferList: relay ? [relay] : [] });
     threads.push(w);
     let k = -1;
     // The worker takes the next task when it is done with one: its modules load once.

@@ -9,6 +9,8 @@ import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { shareContentCaches } from '../stages/edits/content-cache.js';
 import { adoptRemoteInputs } from '../io/storage.js';
+import { useObjectRelay } from '../io/s3-relay.js';
+import { StorageError } from '../io/s3.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
@@ -19,6 +21,7 @@ import { adoptRemoteInputs } from '../io/storage.js';
  */
 const setup = workerData as PrepareSetup;
 if (setup.remote) adoptRemoteInputs(setup.remote);
+if (setup.relay) useObjectRelay(setup.relay);
 shareContentCaches(setup.threads);
 const post = (m: PrepareMessage) => parentPort!.postMessage(m);
 /** A flush at least this often, so the main thread reads a slow source as it goes. */
@@ -106,6 +109,7 @@ async function prepareOne(task: PrepareTask): Promise<void> {
 parentPort!.on('message', (task: PrepareTask) => {
   prepareOne(task).catch((e: unknown) => {
     const err = e instanceof Error ? e : new Error(String(e));
-    post({ type: 'error', message: err.message, name: err.name, stack: err.stack });
+    // The object store failing stays that on the main thread (an input changed mid-read: its staged work is removed).
+    post({ type: 'error', message: err.message, name: err.name, stack: err.stack, ...(e instanceof StorageError ? { storageCode: e.code } : {}) });
   });
 });
