@@ -1,15 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/job/api.js';
 import { fingerprintHash } from '../../src/job/out-dir.js';
 import { OUTPUT_MARKER } from '../../src/io/inputs.js';
-import { putObject } from '../../src/io/s3.js';
 import { repoRoot } from '../helpers/paths.js';
 import { hashTree, midpack } from '../helpers/run-cli.js';
-import { startS3, type TestS3 } from '../helpers/s3-server.js';
+import { putCorpusTwice, startS3, type TestS3 } from '../helpers/s3-server.js';
 import { slow } from '../helpers/tiers.js';
 
 /**
@@ -31,11 +30,7 @@ const RANKS = [0, 1];
 before(async () => {
   s3 = await startS3();
   await s3.bucket('corpus');
-  for (const [key, file] of inputs) {
-    await putObject(`s3://corpus/in/${key}`, readFileSync(file));
-    mkdirSync(join(tmp, 'in', key, '..'), { recursive: true });
-    writeFileSync(join(tmp, 'in', key), readFileSync(file));
-  }
+  await putCorpusTwice(inputs, 'corpus', tmp);
 });
 after(async () => s3.stop());
 
