@@ -44,7 +44,7 @@ async function child(mode: string, backend: ResolvedBackend, input: string, out:
     const { TokenizePool } = await import('../src/tokenize/pool.js');
     const pool = new TokenizePool({ workers, backend });
     const batches = async function* () {
-      for await (const b of readLineBatches(openBytes(input), pool.lineBatchBytes)) yield { ...b, file: input };
+      for await (const b of readLineBatches(openBytes(input), pool.lineBatchBytes)) yield { ...b, file: input, name: input };
     };
     for await (const { outcomes } of pool.mapLines(batches())) {
       for (const o of outcomes) {

@@ -223,6 +223,25 @@ function writeRanksRecord(path: string, record: RanksRecord): RanksRecord {
   }
 }
 
+/**
+ * How the partition keys a record: by its input's portable name (io/inputs.ts `portableNamer`:
+ * its path below the input given, an object's key below the prefix given), never by where the
+ * input sits, so a rank owns the same records whether its inputs are on local disk or in a
+ * bucket. Part of the fingerprint of every multi-rank output: midpack before 2026-12 keyed by the
+ * path as given, and a folder (or prefix) such a job left is refused, not resumed into.
+ */
+export const PARTITION_KEYS = 'portable-name';
+
+/** What a multi-rank output's fingerprint records of the partition (nothing for one rank, whose fingerprint is as before). */
+export function partitionKeys(info: RankInfo): { partition_keys?: string } {
+  return info.worldSize > 1 ? { partition_keys: PARTITION_KEYS } : {};
+}
+
+/** Which records of one input a rank owns: `owns` asked with the input's name and the record's place in it (`:LINE`, `#rowN`). */
+export function inputOwns(owns: ((key: string) => boolean) | undefined, name: string): ((record: string) => boolean) | undefined {
+  return owns && ((record) => owns(name + record));
+}
+
 /** A predicate: does this rank own the record named `key`? */
 export function ownedBy(info: RankInfo): ((key: string) => boolean) | undefined {
   if (info.worldSize === 1) return undefined;

@@ -5,7 +5,8 @@ import { openRaw, rethrowStorageFailure } from './storage.js';
 /**
  * Reads rows of an Arrow IPC file (stream or file format) as plain objects, one record batch at a
  * time, so memory is bounded by the batch size. Used for document tables (a `text` column); a file
- * that is not Arrow is counted under `corrupt_arrow`.
+ * that is not Arrow is counted under `corrupt_arrow`. `owns` (one rank of several) is asked about
+ * the file's rows, `#rowN` (core/ranks.ts `inputOwns`).
  */
 export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
   let batches: AsyncIterator<RecordBatch>;
@@ -34,7 +35,7 @@ export async function* readArrowRows(file: string, ledger: Ledger, owns?: (key: 
     const names = batch.schema.fields.map((f) => f.name);
     const cols = names.map((n) => batch.getChild(n));
     for (let i = 0; i < batch.numRows; i++, row++) {
-      if (owns && !owns(`${file}#row${row}`)) continue;
+      if (owns && !owns(`#row${row}`)) continue;
       const value: Record<string, unknown> = {};
       names.forEach((n, c) => {
         const v = cols[c]?.get(i);

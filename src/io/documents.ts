@@ -1,7 +1,8 @@
 import { toDoc, RecordError, type Doc } from '../doc/document.js';
 import type { Ledger } from '../core/ledger.js';
 import { readJsonl } from './jsonl.js';
-import { expandInputs } from './inputs.js';
+import { expandInputs, portableNamer } from './inputs.js';
+import { inputOwns } from '../core/ranks.js';
 import { sizeOf } from './storage.js';
 
 /** The document formats `pack` (and every stage reading documents) accepts. */
@@ -14,7 +15,8 @@ export const isDocumentFile = (name: string) => /\.(jsonl(\.gz|\.zst|\.zstd)?|pa
  * under its reason with a message naming the file and record.
  */
 export async function* readDocuments(inputs: string[], ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {
-  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger, owns, opts);
+  const nameOf = opts.nameOf ?? portableNamer(inputs);
+  for (const file of expandInputs(inputs, isDocumentFile)) yield* readDocumentFile(file, ledger, owns, { ...opts, nameOf });
 }
 
 export interface ReadDocumentsOptions {
@@ -22,6 +24,11 @@ export interface ReadDocumentsOptions {
   textField?: string;
   /** Counts the input bytes read, for progress: line by line in plain JSONL, else file by file. */
   bytes?: ByteTally;
+  /**
+   * Names a file in the rank partition's keys (core/ranks.ts `inputOwns`), by default its
+   * portable name among the inputs read: where the inputs are changes no rank's share.
+   */
+  nameOf?: (file: string) => string;
 }
 
 /** Input bytes read so far of a known total (the files' sizes): what progress shows a percentage of. */
@@ -42,6 +49,7 @@ function fileSize(file: string): number {
 
 export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (key: string) => boolean, opts: ReadDocumentsOptions = {}): AsyncIterable<Doc> {
   const tally = opts.bytes;
+  const fileOwns = inputOwns(owns, (opts.nameOf ?? portableNamer([file]))(file));
   const size = tally ? fileSize(file) : 0;
   let counted = 0;
   // Plain JSONL is counted line by line (its lines are the file's bytes); other formats at their end.
@@ -53,10 +61,10 @@ export async function* readDocumentFile(file: string, ledger: Ledger, owns?: (ke
   // The columnar readers (hyparquet, apache-arrow) are loaded when a file needs them: a JSONL
   // job starts its tokenizer workers without waiting for their import.
   const rows = file.endsWith('.parquet')
-    ? mapRows(lazyRows(async () => (await import('./parquet.js')).readParquetRows(file, ledger, undefined, owns)), 'row')
+    ? mapRows(lazyRows(async () => (await import('./parquet.js')).readParquetRows(file, ledger, undefined, fileOwns)), 'row')
     : file.endsWith('.arrow')
-      ? mapRows(lazyRows(async () => (await import('./arrow-rows.js')).readArrowRows(file, ledger, owns)), 'row')
-      : mapRows(readJsonl(file, ledger, undefined, owns, onLine), 'line');
+      ? mapRows(lazyRows(async () => (await import('./arrow-rows.js')).readArrowRows(file, ledger, fileOwns)), 'row')
+      : mapRows(readJsonl(file, ledger, undefined, fileOwns, onLine), 'line');
   for await (const { where, value } of rows) {
     const doc = rowToDoc(value, where, file, opts.textField);
     if ('drop' in doc) ledger.drop(doc.drop, doc.message);

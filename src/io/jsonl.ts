@@ -18,7 +18,8 @@ export interface JsonRecord {
 
 /**
  * Reads JSONL (plain, .gz, .zst). Blank lines are skipped; a line that is not valid JSON,
- * not UTF-8 or too long is counted in the ledger with a message naming file and line.
+ * not UTF-8 or too long is counted in the ledger with a message naming file and line. `owns`
+ * (one rank of several) is asked about this file's records, `:LINE` (core/ranks.ts `inputOwns`).
  */
 export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: number, owns?: (key: string) => boolean, onLineBytes?: (bytes: number) => void): AsyncIterable<JsonRecord> {
   let lines = 0;
@@ -39,7 +40,7 @@ export async function* readJsonl(file: string, ledger: Ledger, maxLineBytes?: nu
 export function countFault(file: string, e: unknown, lines: number, ledger: Ledger, owns?: (key: string) => boolean): void {
   rethrowStorageFailure(e); // the storage itself failing stops the job (docs/scale.md), never a file's count
   const fault = unreadableFile(file, e);
-  if (owns && !owns(`fault:${file}`)) return; // one rank counts the file's fault
+  if (owns && !owns('#fault')) return; // one rank counts the file's fault
   ledger.input();
   ledger.drop(fault.reason, `${file}: ${fault.message} after line ${lines} (the ${lines} lines before it were read): ${(e as Error).message}`);
 }
@@ -71,7 +72,7 @@ async function* jsonlRecords(file: string, ledger: Ledger, maxLineBytes?: number
  */
 export function jsonlLine(file: string, line: Line, owns?: (key: string) => boolean): { drop: string; message: string } | { value: unknown } | undefined {
   if (line.text !== null && line.text.trim() === '') return undefined;
-  if (owns && !owns(`${file}:${line.lineNo}`)) return undefined;
+  if (owns && !owns(`:${line.lineNo}`)) return undefined;
   if (line.text === null) {
     return { drop: line.error!, message: `${file}:${line.lineNo}: ${line.error === 'invalid_utf8' ? 'line is not valid UTF-8' : `line of ${line.bytes} bytes is over the limit`}` };
   }

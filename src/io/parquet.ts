@@ -10,6 +10,7 @@ import { asyncBufferOf, rethrowStorageFailure } from './storage.js';
  * hyparquet-compressors), which parquetjs-lite cannot.
  *
  * A corrupt file is counted once under `corrupt_parquet` (its rows are unknown) and skipped.
+ * `owns` (one rank of several) is asked about the file's rows, `#rowN` (core/ranks.ts `inputOwns`).
  */
 export async function* readParquetRows(
   file: string,
@@ -42,7 +43,7 @@ export async function* readParquetRows(
       continue;
     }
     for (let i = 0; i < rows.length; i++) {
-      if (owns && !owns(`${file}#row${rowStart + i}`)) continue;
+      if (owns && !owns(`#row${rowStart + i}`)) continue;
       ledger.input();
       yield { file, row: rowStart + i, value: rows[i]! };
     }

@@ -137,12 +137,31 @@ async function publish(o: RemoteOutOptions): Promise<void> {
   const before = earlier ? (JSON.parse(earlier.toString('utf8')) as MarkerFiles) : undefined;
   const files = (local.files ?? []).filter((f) => f !== 'manifest.json');
   if (before && before.fingerprint !== local.fingerprint) await deleteObjects([joinRemote(o.remote, 'manifest.json')]); // not a finished output of these files until the new one is up
-  await sendFiles(files.map((f) => ({ path: join(o.local, f), url: joinRemote(o.remote, f) })), o.remote);
+  const hashed = manifestHashes(o.local);
+  await sendFiles(files.map((f) => ({ path: join(o.local, f), url: joinRemote(o.remote, f), ...hashed.get(f) })), o.remote);
   await putObject(joinRemote(o.remote, OUTPUT_MARKER), readFileSync(markerPath));
   await sendFile(join(o.local, 'manifest.json'), joinRemote(o.remote, 'manifest.json'));
   const kept = new Set(local.files ?? []);
   const stale = (before?.files ?? []).filter((f) => !kept.has(f) && !f.startsWith('..'));
   await deleteObjects(stale.map((f) => joinRemote(o.remote, f)));
+}
+
+/**
+ * The sha256 and size the staged manifest.json records for its data files (shards, Megatron
+ * files, lengths), which the job hashed as it wrote them: not read again to be sent. The store
+ * checks each upload against its sha256, so a file that differs is refused, never published.
+ */
+function manifestHashes(dir: string): Map<string, { sha256: string; bytes: number }> {
+  const known = new Map<string, { sha256: string; bytes: number }>();
+  let m: { shards?: { filename: string; sha256?: string; bytes?: number }[]; megatron?: { path: string; sha256?: string; bytes?: number }[] };
+  try {
+    m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  } catch {
+    return known; // sendFile hashes what it does not know
+  }
+  const entries = [...(m.shards ?? []).map((s) => ({ ...s, path: `shards/${s.filename}` })), ...(m.megatron ?? [])];
+  for (const e of entries) if (typeof e.sha256 === 'string' && typeof e.bytes === 'number') known.set(e.path, { sha256: e.sha256, bytes: e.bytes });
+  return known;
 }
 
 /** Small files (one PUT each) sent at once; larger ones go one at a time, each a multipart upload of UPLOAD_QUEUE parts at once. */
@@ -154,11 +173,11 @@ const SMALL_UPLOADS_AT_ONCE = 4;
  * costs no request per file before its upload. Every upload is settled before this returns
  * (none is left running behind a failure); the first failure is thrown.
  */
-export async function sendFiles(files: readonly { path: string; url: string }[], prefix: string): Promise<void> {
+export async function sendFiles(files: readonly { path: string; url: string; sha256?: string; bytes?: number }[], prefix: string): Promise<void> {
   const listed = new Map((await listObjects(prefix.endsWith('/') ? prefix : `${prefix}/`)).map((x) => [x.url, x.size]));
   const small = pLimit(SMALL_UPLOADS_AT_ONCE);
   const large = pLimit(1);
-  const settled = await Promise.allSettled(files.map((f) => (existsSync(f.path) && statSync(f.path).size > PART_BYTES ? large : small)(() => sendFile(f.path, f.url, listed))));
+  const settled = await Promise.allSettled(files.map((f) => (existsSync(f.path) && statSync(f.path).size > PART_BYTES ? large : small)(() => sendFile(f.path, f.url, listed, f))));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }
@@ -166,11 +185,11 @@ export async function sendFiles(files: readonly { path: string; url: string }[],
 /**
  * One file up, unless the prefix holds it already (same sha256 and size, as midpack stored it).
  * `listed`: the sizes of the objects under the prefix, when it was listed: an object not there,
- * or of another size, is not asked about.
+ * or of another size, is not asked about. `known`: the file's sha256 and size, when its manifest has them.
  */
-export async function sendFile(path: string, url: string, listed?: ReadonlyMap<string, number>): Promise<void> {
+export async function sendFile(path: string, url: string, listed?: ReadonlyMap<string, number>, known?: { sha256?: string; bytes?: number }): Promise<void> {
   if (!existsSync(path)) throw new StorageError(`${path}: a file of the finished output is missing from the staging folder; rerun the job`, 'Missing');
-  const { sha256, bytes } = await sha256File(path);
+  const { sha256, bytes } = known?.sha256 && known.bytes === statSync(path).size ? { sha256: known.sha256, bytes: known.bytes } : await sha256File(path);
   const there = !listed || listed.get(url) === bytes ? await storedSha256(url) : undefined;
   if (there && there.sha256 === sha256 && there.size === bytes) return;
   if (bytes > PART_BYTES) await uploadFile(path, url, sha256);

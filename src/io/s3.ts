@@ -111,8 +111,22 @@ export interface RemoteObject {
   modified: number;
 }
 
+/** Object reads made by another thread for this one (s3-relay.ts), when it set them. */
+export interface ObjectReads {
+  range(url: string, start: number, end: number, etag?: string): Promise<{ bytes: Buffer; size: number; etag: string }>;
+  head(url: string): Promise<RemoteObject | undefined>;
+}
+
+let relay: ObjectReads | undefined;
+
+/** This thread's ranged GETs and HEADs go through `reads` (a worker's relay to the main thread). */
+export function readThrough(reads: ObjectReads): void {
+  relay = reads;
+}
+
 /** The object at `url`, or undefined when there is none (a missing bucket is an error). */
 export async function headObject(url: string): Promise<RemoteObject | undefined> {
+  if (relay) return relay.head(url);
   const u = parseRemote(url);
   try {
     const r = await send<{ ContentLength?: number; ETag?: string; LastModified?: Date }>(url, 'read', (s) => new s.HeadObjectCommand({ Bucket: u.bucket, Key: u.key }));
@@ -167,6 +181,7 @@ export function compareKeys(a: string, b: string): number {
 
 /** Bytes start..end-1 of an object; `etag` makes it fail if the object was replaced since. */
 export async function getRange(url: string, start: number, end: number, etag?: string): Promise<{ bytes: Buffer; size: number; etag: string }> {
+  if (relay) return relay.range(url, start, end, etag);
   const u = parseRemote(url);
   const r = await send<{ Body?: { transformToByteArray(): Promise<Uint8Array> }; ContentRange?: string; ContentLength?: number; ETag?: string }>(
     url,
@@ -227,11 +242,15 @@ export async function* readObject(url: string, chunkBytes = READ_CHUNK_BYTES): A
   rememberReadHash(url, first.etag, first.size, hash.digest('hex'));
 }
 
-/** Writes a small object in one PUT (atomic: readers see the old object or the whole new one). */
+/**
+ * Writes a small object in one PUT (atomic: readers see the old object or the whole new one).
+ * `sha256`: the bytes' sha256 (hex) when the caller has it, sent as their checksum (the store
+ * refuses bytes that do not match it) and stored as metadata, so they are not hashed again here.
+ */
 export async function putObject(url: string, body: string | Uint8Array, opts: { ifAbsent?: boolean; sha256?: string } = {}): Promise<void> {
   const u = parseRemote(url);
   const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const sha = createHash('sha256').update(bytes).digest();
+  const sha = opts.sha256 ? Buffer.from(opts.sha256, 'hex') : createHash('sha256').update(bytes).digest();
   await send(url, 'write', (s) =>
     new s.PutObjectCommand({
       Bucket: u.bucket,

@@ -166,8 +166,10 @@ function prepareFolder(o: ClaimOptions, fingerprint: string): Marker {
     if (!o.overwrite) {
       const d = firstDifference(old.components, o.fingerprint);
       const why = !d || d.a === undefined || d.b === undefined ? 'it was made by another command' : `${d.path} was ${JSON.stringify(d.a)}, now ${JSON.stringify(d.b)}`;
+      // core/ranks.ts PARTITION_KEYS: its ranks own other records than this job's would.
+      const what = d?.path === 'partition_keys' && d.a === undefined ? 'whose ranks split the inputs by path (an earlier midpack)' : `of other inputs or settings (${why})`;
       throw new Error(
-        `${o.out} holds a midpack output of other inputs or settings (${why}); ${o.what} does not mix or replace it: ` +
+        `${o.out} holds a midpack output ${what}; ${o.what} does not mix or replace it: ` +
           `pass --overwrite to replace it, or choose another --out`,
       );
     }

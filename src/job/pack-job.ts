@@ -3,9 +3,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
-import { SINGLE_RANK, ownedBy, type RankInfo } from '../core/ranks.js';
+import { SINGLE_RANK, inputOwns, ownedBy, partitionKeys, type RankInfo } from '../core/ranks.js';
 import { readDocuments, isDocumentFile, ByteTally } from '../io/documents.js';
-import { expandInputs } from '../io/inputs.js';
+import { expandInputs, portableNamer } from '../io/inputs.js';
 import { isRemote, primeRemoteInputs, remoteObjectSync, sha256Remote } from '../io/storage.js';
 import { checkWorkDir, stagingDir, withRemoteOut } from '../io/remote-out.js';
 import { tokenizerInfo, resolveTokenizerBackend, fallbackMessage, type ResolvedBackend, type TokenizerBackend } from '../tokenize/tokenizer.js';
@@ -170,33 +170,40 @@ export interface PackSource {
  */
 export async function runPackJob(o: PackJobOptions, source?: PackSource): Promise<PackSummary> {
   checkWorkDir(o.out, o.workDir);
-  if (isRemote(o.out)) {
-    const local = stagingDir(o.out, o.workDir);
-    return withRemoteOut({ remote: o.out, local, what: 'pack' }, () => runPackJob({ ...o, out: local, workDir: undefined }, source));
-  }
   const requested = o.tokenizerBackend ?? PACK_DEFAULTS.tokenizerBackend;
   const workers = capWorkers(o.workers, o.forceWorkers ?? false);
   // Workers load their tokenizers (over half a second each) while the main thread reads the
-  // tokenizer.json and resolves the backend: started on the likely one, restarted if it is not.
+  // tokenizer.json and resolves the backend (and, for a bucket --out, loads the SDK and takes the
+  // prefix's lock): started on the likely one, restarted if it is not. They write nothing.
   const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
   const cachePieces = o.tokenizerCache ?? PACK_DEFAULTS.tokenizerCache;
-  let pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces });
+  const pool = { current: new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces }) };
   try {
-    // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
-    const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
-    if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
-    if (backend !== guess) {
-      await pool.close();
-      pool = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
-    }
-    const job = await setUpPackJob(o, backend, source);
-    try {
-      return await packWith(job, pool);
-    } finally {
-      if (!source?.outDir) job.outDir.release();
-    }
+    const job = async (out: string) => {
+      // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
+      const [{ backend, reason }] = await Promise.all([resolveTokenizerBackend(o.tokenizer, requested), source ? undefined : primeRemoteInputs(o.inputs)]);
+      if (reason) process.stderr.write(fallbackMessage(o.tokenizer, reason, backend));
+      if (backend !== guess) {
+        await pool.current.close();
+        pool.current = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
+      }
+      return packInto({ ...o, out, workDir: undefined }, backend, pool.current, source);
+    };
+    if (!isRemote(o.out)) return await job(o.out);
+    const local = stagingDir(o.out, o.workDir);
+    return await withRemoteOut({ remote: o.out, local, what: 'pack' }, () => job(local));
   } finally {
-    await pool.close();
+    await pool.current.close();
+  }
+}
+
+/** The job in a local folder (a bucket --out's staging folder), its pool started. */
+async function packInto(o: PackJobOptions, backend: ResolvedBackend, pool: TokenizePool, source?: PackSource): Promise<PackSummary> {
+  const job = await setUpPackJob(o, backend, source);
+  try {
+    return await packWith(job, pool);
+  } finally {
+    if (!source?.outDir) job.outDir.release();
   }
 }
 
@@ -214,6 +221,8 @@ interface PackJob {
   docs: AsyncIterable<Doc>;
   /** The input files when every one is plain JSONL: the workers read their lines (TokenizePool.mapLines). */
   lineInputs: string[] | undefined;
+  /** An input file's name in the rank partition's keys (ReadDocumentsOptions.nameOf). */
+  nameOf: (file: string) => string;
   /**
    * Input checksums for the manifest, started by the write phase: that phase waits on disk
    * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
@@ -237,7 +246,7 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
   // Resume and reuse only what these documents, settings and rank made.
   const documents = source ? (source.identity ?? { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) };
-  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, documents };
+  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, ...partitionKeys(rank), documents };
   const outDir = source?.outDir ?? claimOutDir({ out: o.out, fingerprint, overwrite: o.overwrite ?? false, megatronName: o.name, what: 'pack' });
   const workDir = join(o.out, '.work');
   try {
@@ -257,12 +266,14 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
     return described;
   };
   const bytes = source ? source.bytes : ByteTally.ofFiles(inputFiles);
-  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes });
+  // Files named as the inputs given name them (not as the expanded list would): `run` reading the same inputs splits them alike.
+  const nameOf = portableNamer(source ? [] : o.inputs);
+  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes, nameOf });
   const lineInputs = !source && inputFiles.every((f) => f.endsWith('.jsonl')) ? inputFiles : undefined;
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
   const progress = o.onProgress ?? (() => {});
-  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, nameOf, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
 
 async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
@@ -434,6 +445,7 @@ async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<
 async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[]): AsyncIterable<LineBatchJob> {
   const rank = job.rank.worldSize > 1 ? job.rank : undefined;
   for (const file of job.lineInputs!) {
+    const name = job.nameOf(file);
     const size = job.bytes && file !== '-' ? sizeOf(file) : 0;
     let counted = 0;
     let lines = 0;
@@ -448,10 +460,10 @@ async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[
     try {
       for await (const b of readLineBatches(tally(openBytes(file)), batchBytes, undefined, spare)) {
         lines = b.firstLineNo + b.lines - 1;
-        yield { ...b, file, textField: job.o.textField, rank };
+        yield { ...b, file, name, textField: job.o.textField, rank };
       }
     } catch (e) {
-      countFault(file, e, lines, job.ledger, ownedBy(job.rank));
+      countFault(file, e, lines, job.ledger, inputOwns(ownedBy(job.rank), name));
     }
     if (job.bytes) job.bytes.read += size - counted;
   }

@@ -7,6 +7,8 @@ import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import { SourcePieces, sourceTasks } from './prepare-source.js';
 import { knownRemoteInputs } from '../io/storage.js';
+import { objectRelay } from '../io/s3-relay.js';
+import { StorageError } from '../io/s3.js';
 import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone } from './prepare-types.js';
 
 /**
@@ -43,7 +45,7 @@ class Part {
   }
 
   onMessage(m: PrepareMessage): void {
-    if (m.type === 'error') this.fail(Object.assign(new Error(m.message), { name: m.name }));
+    if (m.type === 'error') this.fail(m.storageCode ? new StorageError(m.message, m.storageCode) : Object.assign(new Error(m.message), { name: m.name }));
     else if (m.type === 'flushed') {
       this.lines.advance(m.bytes);
       this.index.advance(m.indexBytes);
@@ -96,6 +98,39 @@ function lineDoc(line: Buffer): Doc {
   return Object.defineProperties({}, Object.fromEntries(DOC_FIELDS.map((f) => [f, { get: () => whole()[f], enumerable: true }]))) as Doc;
 }
 
+const WORKER_URL = new URL('./prepare-worker.js', import.meta.url);
+
+/**
+ * Prepare workers started before the run knows its setup and tasks (before it claims its output
+ * and, for a bucket, loads the SDK and takes the prefix's lock), so their modules load meanwhile.
+ * Each is given its setup with its first message, as every prepare worker is.
+ */
+export class WarmPrepareWorkers {
+  private readonly idle: Worker[];
+  private readonly gone = new Set<Worker>();
+
+  constructor(n: number) {
+    this.idle = Array.from({ length: n }, () => {
+      const w = new Worker(WORKER_URL);
+      // One that fails before it is taken is not taken: a new one takes its place and says why.
+      w.on('error', () => {});
+      w.once('exit', () => this.gone.add(w));
+      return w;
+    });
+  }
+
+  /** A started worker, or a new one when none is left. */
+  take(): Worker {
+    for (let w = this.idle.shift(); w; w = this.idle.shift()) if (!this.gone.has(w)) return w;
+    return new Worker(WORKER_URL);
+  }
+
+  /** Stops the workers no run took. */
+  async close(): Promise<void> {
+    await Promise.all(this.idle.splice(0).map((w) => w.terminate()));
+  }
+}
+
 /**
  * The documents of every source of `cfg`, in config order, each with its JSONL line (the bytes
  * the main thread writes); `onSource(done)` as each source's last document has been given.
@@ -106,6 +141,7 @@ export async function* preparedInWorkers(
   runDir: string,
   workers: number,
   onSource: (done: SourceDone) => void,
+  warm?: WarmPrepareWorkers,
 ): AsyncIterable<PreparedDoc> {
   const partsDir = join(runDir, 'tmp', 'parts');
   mkdirSync(partsDir, { recursive: true });
@@ -115,7 +151,12 @@ export async function* preparedInWorkers(
   let next = 0;
   const running = Math.min(Math.max(1, workers), parts.length);
   const spawn = () => {
-    const w = new Worker(new URL('./prepare-worker.js', import.meta.url), { workerData: { cfg, rank, runDir, threads: running, remote: knownRemoteInputs() } satisfies PrepareSetup });
+    const remote = knownRemoteInputs();
+    // A worker reading a bucket has the main thread make its requests: it loads no SDK of its own.
+    const relay = remote.entries.length ? objectRelay() : undefined;
+    const setup: PrepareSetup = { cfg, rank, runDir, threads: running, remote, ...(relay ? { relay } : {}) };
+    const w = warm ? warm.take() : new Worker(WORKER_URL);
+    w.postMessage({ setup }, relay ? [relay] : []);
     threads.push(w);
     let k = -1;
     // The worker takes the next task when it is done with one: its modules load once.
@@ -146,7 +187,7 @@ export async function* preparedInWorkers(
       for (const f of [part.lines, part.index]) rmSync(f.path, { force: true });
     }
   } finally {
-    // Done, failed, or the consumer stopped: no source goes on writing.
-    await Promise.all(threads.map((w) => w.terminate()));
+    // Done, failed, or the consumer stopped: no source goes on writing, and no worker started ahead waits on.
+    await Promise.all([...threads.map((w) => w.terminate()), warm?.close()]);
   }
 }

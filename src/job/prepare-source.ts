@@ -43,7 +43,7 @@ export async function sourceTasks(cfg: RunConfig, rank: RankInfo, runDir: string
   const tasks: SourceTask[] = [];
   for (const [index, s] of cfg.sources.entries()) {
     const entry = sourceEntry(s.type);
-    if (!entry.pieces || s.then.length > 0 || cfg.mixture) {
+    if (isWholeTask(cfg, s) || !entry.pieces) {
       tasks.push({ index });
       continue;
     }
@@ -54,6 +54,14 @@ export async function sourceTasks(cfg: RunConfig, rank: RankInfo, runDir: string
     pieces.forEach((piece, k) => tasks.push(k === 0 ? { index, piece, planned } : { index, piece }));
   }
   return tasks;
+}
+
+/** A source prepared as one task: its reader has no pieces, or something after it keeps state across its documents. */
+const isWholeTask = (cfg: RunConfig, s: SourceConfig) => !sourceEntry(s.type).pieces || s.then.length > 0 || Boolean(cfg.mixture);
+
+/** How many tasks sourceTasks gives, when the config alone says (no source is read in pieces). */
+export function knownTaskCount(cfg: RunConfig): number | undefined {
+  return cfg.sources.every((s) => isWholeTask(cfg, s)) ? cfg.sources.length : undefined;
 }
 
 export function prepareSource(cfg: RunConfig, index: number, rank: RankInfo, runDir: string, times: StageTimes, piece?: unknown): PreparedSource {

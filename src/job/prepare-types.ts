@@ -4,6 +4,7 @@ import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
 import type { StageTime } from './stage-times.js';
 import type { knownRemoteInputs } from '../io/storage.js';
+import type { MessagePort } from 'node:worker_threads';
 
 /**
  * The types the prepare step's parts share: a task (prepare-source.ts makes them), what a prepare
@@ -37,7 +38,7 @@ export interface SourceDone {
 export type PrepareMessage =
   | ({ type: 'flushed' } & PartBytes)
   | ({ type: 'done' } & PartBytes & SourceDone)
-  | { type: 'error'; message: string; name: string; stack?: string };
+  | { type: 'error'; message: string; name: string; stack?: string; storageCode?: string };
 
 /** Bytes of whole records in a part's JSONL file and in its index (prepare-worker.ts). */
 export interface PartBytes {
@@ -54,6 +55,8 @@ export interface PrepareSetup {
   threads: number;
   /** The remote inputs the main thread has resolved: a worker makes no request to find them again. */
   remote?: ReturnType<typeof knownRemoteInputs>;
+  /** The main thread's end of the worker's object reads (s3-relay.ts), when the inputs are in a bucket. */
+  relay?: MessagePort;
 }
 
 /** One task for a worker: the config's `index`th source or a piece of it, its documents into `part` (`part`.jsonl and `part`.idx). */

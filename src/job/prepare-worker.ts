@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import type { Doc } from '../doc/document.js';
 import { appendDocLine, type LineSink } from '../doc/json-line.js';
 import { prepareSource } from './prepare-source.js';
@@ -10,27 +10,36 @@ import { loadSegmenter, segmentParams } from '../stages/mask/segments.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { shareContentCaches } from '../stages/edits/content-cache.js';
 import { adoptRemoteInputs } from '../io/storage.js';
+import { useObjectRelay } from '../io/s3-relay.js';
+import { StorageError } from '../io/s3.js';
 
 /**
  * A prepare worker (prepare-pool.ts): the sources it is given, one at a time, each through its
  * stages, its documents appended to its part: the JSONL lines docs.jsonl gets (PART.jsonl) and
  * their index (PART.idx: each line's bytes, its text's bytes and, with masking, its segments;
  * INDEX_HEADER_WORDS). After each flush it says how many bytes of whole records both files
- * hold; at the end of a source, its ledgers, figures and stage times.
+ * hold; at the end of a source, its ledgers, figures and stage times. Its setup comes with its
+ * first message: a worker may be started before the run knows it (WarmPrepareWorkers).
  */
-const setup = workerData as PrepareSetup;
-if (setup.remote) adoptRemoteInputs(setup.remote);
-shareContentCaches(setup.threads);
-const post = (m: PrepareMessage) => parentPort!.postMessage(m);
-/** A flush at least this often, so the main thread reads a slow source as it goes. */
-const FLUSH_MS = 50;
-const FLUSH_BYTES = 1 << 20;
-
+let setup: PrepareSetup;
 /**
  * With masking, each document's segments are found and hashed here, where it was made
  * (documentSegments), and go to the index; the main thread only counts them.
  */
-const segment = setup.cfg.mask ? loadSegmenter(segmentParams(resolveMaskOptions(setup.cfg.mask).minChars)) : undefined;
+let segment: ReturnType<typeof loadSegmenter> | undefined;
+
+function begin(s: PrepareSetup): void {
+  setup = s;
+  if (s.remote) adoptRemoteInputs(s.remote);
+  if (s.relay) useObjectRelay(s.relay);
+  shareContentCaches(s.threads);
+  segment = s.cfg.mask ? loadSegmenter(segmentParams(resolveMaskOptions(s.cfg.mask).minChars)) : undefined;
+}
+
+const post = (m: PrepareMessage) => parentPort!.postMessage(m);
+/** A flush at least this often, so the main thread reads a slow source as it goes. */
+const FLUSH_MS = 50;
+const FLUSH_BYTES = 1 << 20;
 
 /** A file appended to through a growing buffer, written out at flush(). */
 class Appender implements LineSink {
@@ -104,9 +113,12 @@ async function prepareOne(task: PrepareTask): Promise<void> {
   post({ type: 'done', bytes: lines.written, indexBytes: index.written, records: source.records(), times: source.times() });
 }
 
-parentPort!.on('message', (task: PrepareTask) => {
+parentPort!.on('message', (m: PrepareTask | { setup: PrepareSetup }) => {
+  if ('setup' in m) return begin(m.setup);
+  const task = m;
   prepareOne(task).catch((e: unknown) => {
     const err = e instanceof Error ? e : new Error(String(e));
-    post({ type: 'error', message: err.message, name: err.name, stack: err.stack });
+    // The object store failing stays that on the main thread (an input changed mid-read: its staged work is removed).
+    post({ type: 'error', message: err.message, name: err.name, stack: err.stack, ...(e instanceof StorageError ? { storageCode: e.code } : {}) });
   });
 });

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { docToJson } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
-import { SINGLE_RANK, ownedBy, rankOutDir, type RankInfo } from '../core/ranks.js';
+import { SINGLE_RANK, ownedBy, partitionKeys, rankOutDir, type RankInfo } from '../core/ranks.js';
 import { countedIn, defaultContext } from '../core/stage.js';
 import { AtomicLineWriter } from '../io/jsonl.js';
 import { readDocumentFile, ByteTally } from '../io/documents.js';
@@ -24,8 +24,8 @@ import { withLocalInputs } from '../io/remote-files.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, type OutDir } from './out-dir.js';
 import { resolvePackOptions } from './pack-options.js';
 import { sourceEntry } from './registry.js';
-import { baseFileName, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, sourceTasks, SourcePieces, thenStage } from './prepare-source.js';
-import { preparedInWorkers } from './prepare-pool.js';
+import { baseFileName, knownTaskCount, keepsBaseDocs, mayRepeat, prepareSource, sourceDocs, sourceTasks, SourcePieces, thenStage } from './prepare-source.js';
+import { preparedInWorkers, WarmPrepareWorkers } from './prepare-pool.js';
 import type { PreparedDoc, SourceDone } from './prepare-types.js';
 import { availableParallelism } from 'node:os';
 import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from './run-mixture.js';
@@ -75,6 +75,8 @@ export interface RunOptions {
   memoryMb?: number;
   /** Peak RSS per phase, filled as the run goes into report.json `peak_rss_mb` (one is made when not given). */
   memory?: PhasePeaks;
+  /** Prepare workers already started (runPipeline starts them before it claims the output). */
+  prepareWorkers?: WarmPrepareWorkers;
 }
 
 interface Prepared {
@@ -90,10 +92,33 @@ interface Prepared {
   stage_times?: Record<string, StageTime>;
 }
 
-export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<{ out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> }> {
+type RunResult = { out: string; prepared: Prepared; summary?: PackSummary; stageTimes?: Record<string, StageTime> };
+
+export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Promise<RunResult> {
   if (options.counts && isRemote(options.counts) && !options.countsFile) {
     return withLocalInputs([options.counts], ([local]) => runPipeline(cfg, { ...options, countsFile: local }));
   }
+  // The prepare workers load their modules (half a second each) while this thread claims the
+  // output (for a bucket: loads the SDK, takes the prefix's lock): given their setup after.
+  const warm = options.prepareWorkers ? undefined : warmPrepareWorkers(cfg, options);
+  try {
+    return await runClaimed(cfg, warm ? { ...options, prepareWorkers: warm } : options);
+  } finally {
+    await warm?.close();
+  }
+}
+
+/** Prepare workers to start ahead, unless the run prepares on one thread or has its documents prepared already. */
+function warmPrepareWorkers(cfg: RunConfig, o: RunOptions): WarmPrepareWorkers | undefined {
+  const workers = workersOf(cfg, o);
+  if (workers <= 1) return undefined;
+  const base = isRemote(cfg.out) ? stagingDir(cfg.out, o.workDir ?? cfg.workDir) : cfg.out;
+  if (existsSync(join(rankOutDir(base, o.rank ?? SINGLE_RANK), '.run', 'prepared.json'))) return undefined;
+  // As many as will have a task (the pool runs min(workers, tasks)), when the config alone says.
+  return new WarmPrepareWorkers(Math.min(workers, knownTaskCount(cfg) ?? workers));
+}
+
+async function runClaimed(cfg: RunConfig, options: RunOptions): Promise<RunResult> {
   const o = { ...options, memory: options.memory ?? new PhasePeaks() };
   const rank = o.rank ?? SINGLE_RANK;
   // --work-dir, else the config's workDir (a path from the config's folder, as the run reads it).
@@ -103,7 +128,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     // Run into the local staging folder; its finished output goes up to the rank's prefix.
     const base = stagingDir(cfg.out, workDir);
     const remote = rank.worldSize > 1 ? joinRemote(cfg.out, basename(rankOutDir(base, rank))) : cfg.out;
-    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runPipeline({ ...cfg, out: base, workDir: undefined }, { ...options, workDir: undefined }));
+    const r = await withRemoteOut({ remote, local: rankOutDir(base, rank), what: 'run' }, () => runClaimed({ ...cfg, out: base, workDir: undefined }, { ...options, workDir: undefined }));
     return { ...r, out: remote };
   }
   const phase = o.phase ?? 'all';
@@ -132,6 +157,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     tokenizer_sha256: (await tokenizerInfo(cfg.tokenizer)).hash,
     rank: rank.rank,
     world_size: rank.worldSize,
+    ...partitionKeys(rank),
     sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
   };
   const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
@@ -143,7 +169,7 @@ export async function runPipeline(cfg: RunConfig, options: RunOptions = {}): Pro
     let prepared = readPrepared(runDir, runFingerprint);
     if (!prepared) {
       o.memory.start('prepare');
-      prepared = await prepare(cfg, rank, runDir, { configHash, fingerprint: runFingerprint }, workersOf(cfg, o), o.onStageTime);
+      prepared = await prepare(cfg, rank, runDir, { configHash, fingerprint: runFingerprint }, { workers: workersOf(cfg, o), warm: o.prepareWorkers }, o.onStageTime);
       o.memory.end();
     }
     if (phase === 'prepare') return { out, prepared };
@@ -277,7 +303,8 @@ function readPrepared(runDir: string, fingerprint: string): Prepared | undefined
   return prepared;
 }
 
-async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { configHash: string; fingerprint: string }, workers: number, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
+async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { configHash: string; fingerprint: string }, threads: { workers: number; warm?: WarmPrepareWorkers }, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
+  const { workers } = threads;
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
   let documents = 0;
@@ -299,7 +326,7 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
   // Segments the prepare workers found and hashed, for the counter (the one being counted at a time).
   const found = new WeakMap<Doc, Uint32Array>();
   async function* all(): AsyncIterable<Doc> {
-    const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone) : preparedHere(cfg, rank, runDir, sourceDone);
+    const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone, threads.warm) : preparedHere(cfg, rank, runDir, sourceDone);
     // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
     for await (const p of docs) {
       if (p.segments) found.set(p.doc, p.segments);

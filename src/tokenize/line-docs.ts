@@ -2,12 +2,14 @@ import type { Doc } from '../doc/document.js';
 import { decodeLine, type LineBatch, type Line } from '../io/lines.js';
 import { jsonlLine } from '../io/jsonl.js';
 import { rowToDoc } from '../io/documents.js';
-import { ownedBy, type RankInfo } from '../core/ranks.js';
+import { inputOwns, ownedBy, type RankInfo } from '../core/ranks.js';
 import { untokenizable } from './encode.js';
 
 /** A batch of JSONL lines for a worker to read, decode, parse and tokenize (TokenizePool.mapLines). */
 export interface LineBatchJob extends LineBatch {
   file: string;
+  /** The file's name in the rank partition's keys (ReadDocumentsOptions.nameOf). */
+  name: string;
   /** The row field holding the text, when it is not `text`. */
   textField?: string;
   /** Lines of other ranks are not this rank's records. */
@@ -24,7 +26,7 @@ export type LineOutcome = { drop: string; message: string } | { doc: Doc };
  * the lines that are records (not blank, this rank's).
  */
 export function docsOfLines(job: LineBatchJob): { records: number; outcomes: LineOutcome[]; docs: Doc[] } {
-  const owns = job.rank ? ownedBy(job.rank) : undefined;
+  const owns = job.rank ? inputOwns(ownedBy(job.rank), job.name) : undefined;
   const outcomes: LineOutcome[] = [];
   const docs: Doc[] = [];
   let records = 0;

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { repoRoot } from './paths.js';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { resetS3Client, sdk, s3Client } from '../../src/io/s3.js';
+import { putObject, resetS3Client, sdk, s3Client } from '../../src/io/s3.js';
 import { stopSyncBridge } from '../../src/io/s3-sync.js';
 
 /**
@@ -49,6 +49,15 @@ export async function startS3(): Promise<TestS3> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** One corpus in two places: each file as the object s3://BUCKET/in/KEY and as the file DIR/in/KEY. */
+export async function putCorpusTwice(files: readonly (readonly [key: string, file: string])[], bucket: string, dir: string): Promise<void> {
+  for (const [key, file] of files) {
+    await putObject(`s3://${bucket}/in/${key}`, readFileSync(file));
+    mkdirSync(join(dir, 'in', key, '..'), { recursive: true });
+    writeFileSync(join(dir, 'in', key), readFileSync(file));
+  }
 }
 
 /** Points this process (and the env returned, for children) at an endpoint with the given key. */

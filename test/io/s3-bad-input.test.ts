@@ -80,13 +80,19 @@ test('access denied on writes: one line naming the object, nothing left in the b
   assert.deepEqual(await listObjects('s3://corpus/denied/'), []);
 });
 
-test('an input object deleted mid-read: one line naming it, the job stops, nothing published', slow, async () => {
-  // Over 8 MiB, so it is read in several ranges; the second range finds it gone.
+/** Documents over 8 MiB (the sample's, their ids numbered apart): read in several ranges. */
+function bigDocs(): string {
   const lines = readFileSync(docs, 'utf8').split('\n').filter(Boolean);
   const big: string[] = [];
   for (let i = 0; big.join('\n').length < 9 << 20; i++) big.push(...lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `${JSON.parse(l).id}-${i}` })));
-  await putObject('s3://corpus/in/big.jsonl', big.join('\n') + '\n');
-  await putObject('s3://corpus/in/big.jsonl.gz', gzipSync(big.join('\n') + '\n'));
+  return big.join('\n') + '\n';
+}
+
+test('an input object deleted mid-read: one line naming it, the job stops, nothing published', slow, async () => {
+  // Over 8 MiB, so it is read in several ranges; the second range finds it gone.
+  const big = bigDocs();
+  await putObject('s3://corpus/in/big.jsonl', big);
+  await putObject('s3://corpus/in/big.jsonl.gz', gzipSync(big));
   for (const input of ['s3://corpus/in/big.jsonl', 's3://corpus/in/big.jsonl.gz']) {
     let ranges = 0;
     const proxy = await faultProxy(s3.endpoint, (method, path) => (method === 'GET' && path.includes(input.slice('s3://corpus/'.length)) && ranges++ >= 1 ? { status: 404, code: 'NoSuchKey' } : undefined));
@@ -102,6 +108,26 @@ test('an input object deleted mid-read: one line naming it, the job stops, nothi
     assert.deepEqual((await listObjects(`${out}/`)).map((o) => o.key), [], 'nothing published, no lock left');
     assert.deepEqual(stagingLeft(), [], 'no staged work: a rerun could not resume from it (the input changed)');
   }
+});
+
+test('an input object deleted while a run\'s prepare worker reads it (its reads relayed by the main thread): one line naming it, nothing published or staged', slow, async () => {
+  const input = 's3://corpus/run-in/big.jsonl';
+  await putObject(input, bigDocs());
+  let ranges = 0;
+  const proxy = await faultProxy(s3.endpoint, (method, path) => (method === 'GET' && path.includes('run-in/big.jsonl') && ranges++ >= 1 ? { status: 404, code: 'NoSuchKey' } : undefined));
+  const out = 's3://corpus/gone-run';
+  const config = join(tmp, 'gone-run.json');
+  writeFileSync(config, JSON.stringify({ out, seed: 1, sources: [{ name: 'docs', type: 'documents', inputs: [input], then: [{ type: 'fim', options: { fimRate: 0.5 } }] }], pack: { seqLen: 4096 } }));
+  try {
+    const r = await cli(['run', config, '--workers', '2', '--quiet'], proxy.endpoint);
+    assert.equal(r.status, 1, r.stderr);
+    oneLine(r.stderr, /^midpack: error: s3:\/\/corpus\/run-in\/big\.jsonl: the object was deleted while it was read \(at byte \d+\)$/);
+    assert.ok(ranges >= 2, 'the read got past its first range');
+  } finally {
+    await proxy.close();
+  }
+  assert.deepEqual((await listObjects(`${out}/`)).map((o) => o.key), [], 'nothing published, no lock left');
+  assert.deepEqual(stagingLeft(), [], 'no staged work');
 });
 
 test('an upload whose part is cut off mid-body: one line, the object never appears, the upload is aborted', slow, async () => {

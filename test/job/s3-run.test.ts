@@ -1,13 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/job/api.js';
 import { OUTPUT_MARKER } from '../../src/io/inputs.js';
 import { getObject, listObjects, putObject } from '../../src/io/s3.js';
 import { repoRoot } from '../helpers/paths.js';
-import { startS3, type TestS3 } from '../helpers/s3-server.js';
+import { putCorpusTwice, startS3, type TestS3 } from '../helpers/s3-server.js';
 import { slow } from '../helpers/tiers.js';
 import { midpack } from '../helpers/run-cli.js';
 import { stagingDir } from '../../src/io/remote-out.js';
@@ -30,11 +30,7 @@ before(async () => {
   process.env.MIDPACK_WORK_DIR = join(tmp, 'staging');
   s3 = await startS3();
   await s3.bucket('corpus');
-  for (const [key, file] of inputs) {
-    await putObject(`s3://corpus/in/${key}`, readFileSync(file));
-    mkdirSync(join(tmp, 'in', key, '..'), { recursive: true });
-    writeFileSync(join(tmp, 'in', key), readFileSync(file));
-  }
+  await putCorpusTwice(inputs, 'corpus', tmp);
 });
 after(async () => s3.stop());
 

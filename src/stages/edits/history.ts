@@ -271,6 +271,7 @@ const patchCap = (opts: HistoryOptions) => Math.min(2 * opts.maxCommitBytes + (1
 /**
  * Rows with `before`, `after` and `description` (optional `path`, `repo`, `id`, and `context`:
  * a list of {path, content} shown as further files). Malformed rows are dropped by reason.
+ * `owns`: this rank's records of the file (core/ranks.ts `inputOwns`).
  */
 export async function* rowUnits(file: string, ledger: Ledger, owns?: (key: string) => boolean): AsyncIterable<EditUnit> {
   for await (const rec of readJsonl(file, ledger, undefined, owns)) {

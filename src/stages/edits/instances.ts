@@ -113,7 +113,8 @@ async function instanceUnit(r: Record<string, unknown>, label: string, opts: Ins
  * The instances of a JSONL file (plain, .gz, .zst). The ledger counts rows: a row is kept, or
  * dropped by reason (`missing_problem_statement`, `missing_field`, `repo_not_found`,
  * `missing_base_commit`, `patch_unparsable`, `patch_does_not_apply`, `binary`, `too_large`,
- * `bad_path`, and the exclusion reasons of instances-decontam.ts).
+ * `bad_path`, and the exclusion reasons of instances-decontam.ts). `owns`: this rank's records of
+ * the file (core/ranks.ts `inputOwns`).
  */
 export async function* instanceUnits(file: string, opts: InstanceOptions, context: ContextBuilder, ledger: Ledger, seed: number, owns?: (key: string) => boolean): AsyncIterable<EditUnit> {
   const repos = new Repos();

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Ledger } from '../../core/ledger.js';
+import { inputOwns } from '../../core/ranks.js';
+import { portableNamer } from '../../io/inputs.js';
 import type { StageContext } from '../../core/stage.js';
 import type { Doc } from '../../doc/document.js';
 import { editSamples, type EditStats } from './edit-sample.js';
@@ -89,6 +91,7 @@ export const isGitRepo = (dir: string): boolean => {
 
 async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, files: Ledger, context: ContextBuilder, ownTmp: string | undefined, exclusions?: InstanceExclusions): AsyncIterable<EditUnit> {
   const history = { ...o.history, owns: ctx.owns };
+  const nameOf = portableNamer(inputs);
   for (const input of inputs) {
     if (input.endsWith('.bundle')) {
       const dir = cloneBundle(input, bundleDir(ctx.workDir ?? ownTmp!, input));
@@ -99,9 +102,9 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
       throw new Error(`${input}: a folder that is not a git repository (edits read git history, bundles or JSONL rows)`);
     } else if (o.instances.repos !== undefined) {
       const opts = { ...o.instances, repos: o.instances.repos, maxFileBytes: o.history.maxFileBytes, ...(exclusions ? { exclusions } : {}) };
-      yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, ctx.owns);
+      yield* instanceUnits(input, opts, context, ctx.ledger, ctx.seed, inputOwns(ctx.owns, nameOf(input)));
     } else {
-      yield* rowUnits(input, ctx.ledger, ctx.owns);
+      yield* rowUnits(input, ctx.ledger, inputOwns(ctx.owns, nameOf(input)));
     }
   }
 }

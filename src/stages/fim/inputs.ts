@@ -32,10 +32,10 @@ async function* inputDocs(input: string, nameOf: (file: string) => string, ledge
   for (const file of expandInputs([input], () => true)) {
     if (IN_GIT_DIR.test(file)) continue;
     if (isJsonl(file) || file === '-') {
-      yield* readDocumentFile(file, ledger, owns);
+      yield* readDocumentFile(file, ledger, owns, { nameOf });
       continue;
     }
-    if (owns && !owns(`file:${file}`)) continue;
+    if (owns && !owns(`file:${nameOf(file)}`)) continue;
     ledger.input();
     const size = statSync(file).size;
     if (size > maxFileBytes) {

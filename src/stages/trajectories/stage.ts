@@ -3,6 +3,7 @@ import type { Doc } from '../../doc/document.js';
 import type { StageContext } from '../../core/stage.js';
 import { Rng, stableId } from '../../core/random.js';
 import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
+import { inputOwns } from '../../core/ranks.js';
 import { readJsonl, unreadableFile } from '../../io/jsonl.js';
 import { openBytes, readLines } from '../../io/lines.js';
 import { isSweBenchReport, readDocument, readRecord } from './detect.js';
@@ -252,18 +253,19 @@ export async function* readTrajectories(inputs: string[], o: TrajectoriesOptions
   const { ledger, owns } = ctx;
   const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isTrajectoryFile)) {
+    // Ranks split by the portable name too: where the inputs are changes no rank's share.
     if (isWholeJson(file)) {
-      if (owns && !owns(file)) continue;
+      if (owns && !owns(nameOf(file))) continue;
       yield* readJsonFile(file, nameOf(file), o.maxTrajectoryBytes, ctx, skipped);
       continue;
     }
     if (file !== '-' && isSessionRecord(await firstRecord(file, o.maxTrajectoryBytes))) {
-      if (owns && !owns(file)) continue;
+      if (owns && !owns(nameOf(file))) continue;
       const t = await readSessionFile(file, o.maxTrajectoryBytes, ctx);
       if (t) yield { ...t, key: nameOf(file) };
       continue;
     }
-    for await (const rec of readJsonl(file, ledger, o.maxTrajectoryBytes, owns)) {
+    for await (const rec of readJsonl(file, ledger, o.maxTrajectoryBytes, inputOwns(owns, nameOf(file)))) {
       const source = `${file}:${rec.lineNo}`;
       try {
         // Keyed by the portable name, not the path: the id and the drawn template do not move with the data.

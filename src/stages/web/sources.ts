@@ -3,6 +3,7 @@ import type { Doc } from '../../doc/document.js';
 import { stableId } from '../../core/random.js';
 import type { StageContext } from '../../core/stage.js';
 import { expandInputs, isJsonl, portableNamer } from '../../io/inputs.js';
+import { inputOwns } from '../../core/ranks.js';
 import { readJsonl } from '../../io/jsonl.js';
 import { charsetFromContentType, decodeHtml, looksBinary } from './encoding.js';
 import { parseHttpResponse, readWarc } from './warc.js';
@@ -35,11 +36,11 @@ const TEXTUAL_TYPE = /^\s*(text\/html|application\/xhtml\+xml|text\/plain|applic
 export async function* readWebInputs(inputs: string[], ctx: StageContext, options: WebSourceOptions): AsyncIterable<Doc> {
   const nameOf = portableNamer(inputs);
   for (const file of expandInputs(inputs, isWebInput)) {
-    // Pages without a URL are known by the file's portable name: their ids do not move with the data.
+    // Pages without a URL are known by the file's portable name: their ids and the rank partition do not move with the data.
     const name = nameOf(file);
     if (isWarc(file)) yield* readWarcPages(file, name, ctx, options);
     else if (isJsonl(file)) yield* readJsonlPages(file, name, ctx);
-    else if (!ctx.owns || ctx.owns(`page:${file}`)) {
+    else if (!ctx.owns || ctx.owns(`page:${name}`)) {
       const page = readHtmlFile(file, name, ctx, options);
       if (page) yield page;
     }
@@ -67,7 +68,7 @@ function decodePage(bytes: Buffer, contentType: string | undefined, identity: st
 }
 
 async function* readJsonlPages(file: string, name: string, ctx: StageContext): AsyncIterable<Doc> {
-  for await (const rec of readJsonl(file, ctx.ledger, undefined, ctx.owns)) {
+  for await (const rec of readJsonl(file, ctx.ledger, undefined, inputOwns(ctx.owns, name))) {
     const v = rec.value as Record<string, unknown> | null;
     const where = `${file}:${rec.lineNo}`;
     if (v === null || typeof v !== 'object' || typeof v.html !== 'string') {
@@ -84,13 +85,13 @@ async function* readWarcPages(file: string, name: string, ctx: StageContext, opt
   let skipped = 0;
   for await (const item of readWarc(file, options.maxPageBytes)) {
     if (item.kind === 'broken') {
-      if (ctx.owns && !ctx.owns(`warc:${file}#${item.index}`)) continue;
+      if (ctx.owns && !ctx.owns(`warc:${name}#${item.index}`)) continue;
       ctx.ledger.input();
       ctx.ledger.drop('broken_warc_record', `${file}: ${item.message}`);
       continue;
     }
     if (item.kind === 'truncated') {
-      if (ctx.owns && !ctx.owns(`warc-truncated:${file}`)) break;
+      if (ctx.owns && !ctx.owns(`warc-truncated:${name}`)) break;
       ctx.ledger.input();
       ctx.ledger.drop('truncated_warc_record', `${file}: ${item.message}`);
       break;
@@ -101,7 +102,7 @@ async function* readWarcPages(file: string, name: string, ctx: StageContext, opt
       skipped++; // warcinfo, request, metadata: not pages
       continue;
     }
-    if (ctx.owns && !ctx.owns(`warc:${file}#${record.index}`)) continue; // another rank's record
+    if (ctx.owns && !ctx.owns(`warc:${name}#${record.index}`)) continue; // another rank's record
     ctx.ledger.input();
     const url = record.headers.get('warc-target-uri')?.replace(/^<|>$/g, '') || undefined;
     const where = `${file}: record ${record.index}${url ? ` (${url})` : ''}`;
