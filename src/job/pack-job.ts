@@ -22,8 +22,8 @@ import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
 import { BinAssembler } from './bin-assembler.js';
 import { PlanReader, PlanWriter } from './plan-store.js';
-import { PackOutputs } from './pack-outputs.js';
-import { buildManifest, writeJobFiles, type Manifest } from './pack-manifest.js';
+import type { PackOutputs } from './pack-outputs.js';
+import type { Manifest } from './pack-manifest.js';
 import { FiguresBuilder, type ReportJson } from '../report/figures.js';
 import type { MixtureReport } from '../mix/report.js';
 import { claimOutDir, fingerprintHash, inputsIdentity, manifestFiles, type Fingerprint, type OutDir } from './out-dir.js';
@@ -178,6 +178,9 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
   const guess: ResolvedBackend = requested === 'auto' ? 'native' : requested;
   const cachePieces = o.tokenizerCache ?? PACK_DEFAULTS.tokenizerCache;
   const pool = { current: new TokenizePool({ workers, tokenizer: o.tokenizer, backend: guess, cachePieces }) };
+  // The writers (Apache Arrow's library most of all) load once the workers are starting, not before.
+  const writers = loadWriters();
+  writers.catch(() => {}); // awaited by packWith; a job that fails first must not crash on it
   try {
     const job = async (out: string) => {
       // Remote inputs are resolved meanwhile, so the job's synchronous steps find them known.
@@ -187,7 +190,7 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
         await pool.current.close();
         pool.current = new TokenizePool({ workers, tokenizer: o.tokenizer, backend, cachePieces });
       }
-      return packInto({ ...o, out, workDir: undefined }, backend, pool.current, source);
+      return packInto({ ...o, out, workDir: undefined }, backend, pool.current, writers, source);
     };
     if (!isRemote(o.out)) return await job(o.out);
     const local = stagingDir(o.out, o.workDir);
@@ -198,10 +201,10 @@ export async function runPackJob(o: PackJobOptions, source?: PackSource): Promis
 }
 
 /** The job in a local folder (a bucket --out's staging folder), its pool started. */
-async function packInto(o: PackJobOptions, backend: ResolvedBackend, pool: TokenizePool, source?: PackSource): Promise<PackSummary> {
+async function packInto(o: PackJobOptions, backend: ResolvedBackend, pool: TokenizePool, writers: Promise<Writers>, source?: PackSource): Promise<PackSummary> {
   const job = await setUpPackJob(o, backend, source);
   try {
-    return await packWith(job, pool);
+    return await packWith(job, pool, await writers);
   } finally {
     if (!source?.outDir) job.outDir.release();
   }
@@ -276,7 +279,14 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, nameOf, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
 
-async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> {
+/** The modules that write a pack's outputs, imported when a job starts (see runPackJob). */
+type Writers = Awaited<ReturnType<typeof loadWriters>>;
+async function loadWriters() {
+  const [{ PackOutputs }, { buildManifest, writeJobFiles }] = await Promise.all([import('./pack-outputs.js'), import('./pack-manifest.js')]);
+  return { PackOutputs, buildManifest, writeJobFiles };
+}
+
+async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildManifest, writeJobFiles }: Writers): Promise<PackSummary> {
   const { o } = job;
   const outputs = new PackOutputs({ out: o.out, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, name: o.name, resume: job.resumed.length > 0 });
   const figures = new FiguresBuilder(o.seqLen);
@@ -306,7 +316,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
     report.peak_rss_mb = memory.toJSON();
     if (job.source?.mixture) report.mixture = job.source.mixture(report);
     checkOverlongDrops(job.ledger, plan.droppedDocs);
-    const manifest = await jobManifest(job, report, written);
+    const manifest = await jobManifest(job, report, written, buildManifest);
     await writeJobFiles(o.out, report, manifest);
     job.outDir.complete(manifestFiles(manifest));
     if (o.keepWork) job.store.close();
@@ -320,7 +330,7 @@ async function packWith(job: PackJob, pool: TokenizePool): Promise<PackSummary> 
 }
 
 /** The manifest; the backend does not change the bytes, so it is recorded but not part of the resume check. */
-async function jobManifest(job: PackJob, report: ReportJson, written: Awaited<ReturnType<PackOutputs['close']>>): Promise<Manifest> {
+async function jobManifest(job: PackJob, report: ReportJson, written: Awaited<ReturnType<PackOutputs['close']>>, buildManifest: Writers['buildManifest']): Promise<Manifest> {
   const t = job.tokenizer;
   return buildManifest({
     out: job.o.out,

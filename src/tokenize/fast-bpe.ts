@@ -1,4 +1,5 @@
-import { Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { BYTE_TO_CHAR, tiktokenRanks, tokenBytes, tokenCharRanges } from './byte-level.js';
 import { LongPieceBpe } from './long-bpe.js';
@@ -7,6 +8,14 @@ import { MAX_PIECE_BYTES, TokenizeLimitError } from './limits.js';
 import { hashRange, PieceMemo } from './piece-memo.js';
 import { normalizerIsNfc, normalizerIsNone } from './nfc.js';
 import { referenceRegex } from './unicode-classes.js';
+
+/**
+ * tiktoken, loaded when a fast backend is built: its import compiles its WebAssembly (about
+ * 90 ms here), which the native backend's workers and the main thread of a pack on it never use.
+ */
+function loadTiktoken(): typeof Tiktoken {
+  return (createRequire(import.meta.url)('tiktoken') as { Tiktoken: typeof Tiktoken }).Tiktoken;
+}
 
 // ignoreBOM: a token that starts with U+FEFF keeps it (the default would drop it and key the token by the rest).
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -250,7 +259,7 @@ export class FastBpe {
     this.byteLens = tables.byteLens;
     this.vocabulary = vocabulary ?? vocabularyMemo(tables);
     // A pattern that matches the whole input: the pieces are already split.
-    this.core = new Tiktoken(tables.ranks, {}, '[\\s\\S]+');
+    this.core = new (loadTiktoken())(tables.ranks, {}, '[\\s\\S]+');
     this.pattern = referencePattern(parts);
     this.sticky = new RegExp(this.pattern.source, this.pattern.flags.replace('g', '') + 'y');
     this.makeLong = () => new LongPieceBpe(tables.byteIds, tables.pairs);
