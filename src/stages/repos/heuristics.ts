@@ -78,6 +78,9 @@ const CPP_AFTER_INDENT = [
   String.raw`(?:private|public|protected):(?=${LINE_END}|$)`,
 ];
 const CPP_ANYWHERE = /__has_cpp_attribute|__cplusplus >|std::\w/;
+const CPP_MACROS = /__(?:has_cpp_attribute|cplusplus >)/;
+/** CPP_ANYWHERE's answer; in a text without `::` (most C headers), the two macros' expression, which V8 looks for by its `__`. */
+const cppAnywhere = (text: string) => (text.indexOf('::') >= 0 ? CPP_ANYWHERE.test(text) : CPP_MACROS.test(text));
 const CPP = [atLineStart(...CPP_AFTER_SPACE.map((a) => String.raw`\s*${a}`), ...CPP_AFTER_INDENT.map((a) => String.raw`[ \t]*${a}`)), CPP_ANYWHERE];
 const HEADER_RULES = [rule('Objective-C', OBJECTIVE_C), rule('C++', CPP), rule('C')] as const;
 /**
@@ -100,7 +103,7 @@ const OBJECTIVE_C_FROM = new RegExp(OBJECTIVE_C.source, 'g');
 function headerRule(text: string): HeuristicRule {
   HEADER_LINES.lastIndex = 0;
   const first = HEADER_LINES.exec(text);
-  if (first === null) return CPP_ANYWHERE.test(text) ? HEADER_RULES[1] : HEADER_RULES[2];
+  if (first === null) return cppAnywhere(text) ? HEADER_RULES[1] : HEADER_RULES[2];
   if (first[1] !== undefined) return HEADER_RULES[0];
   // Objective-C's lines begin with `@` or `#import`: two literal searches skip the expression in most C++ headers.
   const from = first.index;
