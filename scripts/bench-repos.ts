@@ -16,7 +16,9 @@
  * (ours then the baseline's, then the other way round), and the median over the rounds of the
  * ratio of this build's MB/s per core to the baseline's is printed: load on the machine falls on
  * both sides of a round alike, and the median leaves out a round a burst of load hit on one side.
- * `--baseline-commit c6ed7a8` is the serializer before Linguist's languages (issue 41).
+ * `--baseline-commit c6ed7a8` is the serializer before Linguist's languages (issue 41). Last, with
+ * a baseline, language resolution alone: each build's languageOf over one pass's kept files,
+ * interleaved by repository, and its difference as a share of this build's CPU for one pass.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -27,8 +29,13 @@ import { defaultContext } from '../src/core/stage.js';
 import { writeDocsJsonl } from '../src/io/jsonl.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serializeRepos, type OrderWeights } from '../src/stages/repos/index.js';
+import { DEFAULT_FILTERS } from '../src/stages/repos/filters.js';
+import { languageOf } from '../src/stages/repos/languages.js';
+import { repositoryFolders } from '../src/stages/repos/serialize.js';
+import { readFolderRepo } from '../src/stages/repos/sources.js';
 
 type Serialize = typeof serializeRepos;
+type LanguageOf = typeof languageOf;
 
 const ROOTS = [
   'node_modules',
@@ -111,6 +118,7 @@ const perWall = (r: Run) => r.keptBytes / MB / r.seconds;
 async function compare(name: string, rounds: number, go: (serialize: Serialize) => Promise<Run>, baseline: Serialize) {
   const core: number[] = [];
   const wall: number[] = [];
+  const cpu: number[] = [];
   const rates: [number, number][] = [];
   for (let i = 0; i < rounds; i++) {
     let ours: Run;
@@ -122,13 +130,40 @@ async function compare(name: string, rounds: number, go: (serialize: Serialize) 
     core.push(perCore(ours) / perCore(base));
     wall.push(perWall(ours) / perWall(base));
     rates.push([perCore(ours), perCore(base)]);
+    cpu.push(ours.cpuSeconds);
   }
   console.log(
     `${name.padEnd(42)} this build / baseline, MB/s per core: median ${median(core).toFixed(3)} of ${rounds} rounds ` +
       `[${core.map((r) => r.toFixed(3)).join(' ')}]; wall median ${median(wall).toFixed(3)}; ` +
       `per core ${median(rates.map((r) => r[0])).toFixed(1)} vs ${median(rates.map((r) => r[1])).toFixed(1)} MB/s`,
   );
-  return median(core);
+  return { ratio: median(core), cpuSeconds: median(cpu) };
+}
+
+/**
+ * Language resolution alone: each build's languageOf over the kept files of one pass of the
+ * corpus (each repository read once, both builds timed on it, who goes first alternating), in
+ * CPU seconds. The baseline before Linguist named a file by its path alone.
+ */
+function compareLanguages(roots: string[], baseline: LanguageOf): { ours: number; base: number; files: number; bytes: number } {
+  const total = { ours: 0, base: 0, files: 0, bytes: 0 };
+  const time = (resolve: LanguageOf, files: { path: string; content: string }[]) => {
+    const cpu = process.cpuUsage();
+    for (const f of files) resolve(f.path, f.content);
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / 1e6;
+  };
+  let turn = 0;
+  for (const root of roots) {
+    for (const dir of repositoryFolders(root, 'collection')) {
+      const files = readFolderRepo(dir, DEFAULT_FILTERS).files.filter((f) => f.reason === undefined) as { path: string; content: string; bytes: number }[];
+      if (turn++ % 2 === 0) [total.ours, total.base] = [total.ours + time(languageOf, files), total.base + time(baseline, files)];
+      else [total.base, total.ours] = [total.base + time(baseline, files), total.ours + time(languageOf, files)];
+      total.files += files.length;
+      total.bytes += files.reduce((n, f) => n + f.bytes, 0);
+    }
+  }
+  return total;
 }
 
 async function main(): Promise<void> {
@@ -173,11 +208,26 @@ async function main(): Promise<void> {
     );
   };
   const ratios: number[] = [];
+  let alphaCpu = 0;
   for (const [name, order] of orders) {
-    if (baseline) ratios.push(await compare(name, rounds, (serialize) => run(inputs, order, out, serialize), baseline));
-    else line(name, await run(inputs, order, out));
+    if (!baseline) {
+      line(name, await run(inputs, order, out));
+      continue;
+    }
+    const { ratio, cpuSeconds } = await compare(name, rounds, (serialize) => run(inputs, order, out, serialize), baseline);
+    ratios.push(ratio);
+    if (name === 'alpha') alphaCpu = cpuSeconds;
   }
   if (baseline) console.log(`slowest ordering against the baseline: ${Math.min(...ratios).toFixed(3)} (within 5%: ${Math.min(...ratios) >= 0.95 ? 'yes' : 'no'})`);
+  if (baselineDir) {
+    const baseLanguageOf = ((await import(pathToFileURL(resolve(baselineDir, 'dist', 'src', 'stages', 'repos', 'languages.js')).href)) as { languageOf: LanguageOf }).languageOf;
+    const l = compareLanguages(roots, baseLanguageOf);
+    const perPass = alphaCpu / passes;
+    console.log(
+      `language resolution alone, ${l.files} kept files (${(l.bytes / MB).toFixed(1)} MB, one pass): this build ${l.ours.toFixed(3)} s CPU, baseline ${l.base.toFixed(3)} s; ` +
+        `the difference is ${((100 * (l.ours - l.base)) / perPass).toFixed(1)}% of this build's CPU for one pass in alpha order (${perPass.toFixed(2)} s, serializing and writing)`,
+    );
+  }
   rmSync(out, { force: true });
   rmSync(`${out}.manifest.json`, { force: true });
   console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
