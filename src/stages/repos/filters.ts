@@ -122,17 +122,31 @@ export function textFilter(text: string): string | undefined {
   return undefined;
 }
 
-/** Minified or packed: a file over 2 KB whose lines average over 200 characters, or with a line over 20,000. */
+/** The longest line a file that is not minified may have. */
+const MAX_LINE = 20_000;
+
+/**
+ * Minified or packed: a file over 2 KB whose lines average over 200 characters, or with a line
+ * over 20,000. Lines are counted only until there are enough for an average of 200 or less;
+ * the rest is searched for a line over 20,000 by jumping to the last line end within 20,000
+ * characters (a long line is a line start with none), so a source file is read in part.
+ */
 export function isMinified(text: string): boolean {
   if (text.length < 2048) return false;
+  const enough = text.length / 200;
   let lines = 1;
-  let longest = 0;
   let start = 0;
-  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) {
+  while (lines < enough) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) return true; // every line counted, fewer than enough: the average is over 200
+    if (nl - start > MAX_LINE) return true;
     lines++;
-    if (nl - start > longest) longest = nl - start;
     start = nl + 1;
   }
-  if (text.length - start > longest) longest = text.length - start;
-  return text.length / lines > 200 || longest > 20_000;
+  for (let s = start; s + MAX_LINE < text.length; ) {
+    const nl = text.lastIndexOf('\n', s + MAX_LINE);
+    if (nl < s) return true;
+    s = nl + 1;
+  }
+  return false;
 }

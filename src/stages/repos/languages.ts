@@ -98,7 +98,7 @@ function heuristicCandidates(path: string, content: string, candidates: readonly
   const data = content.length > 51200 ? content.slice(0, 51200) : content;
   for (const h of LINGUIST_HEURISTICS) {
     if (!h.extensions.some((e) => name.endsWith(e))) continue;
-    const rule = h.rules.find((r) => r.matches(data));
+    const rule = h.firstMatch ? h.firstMatch(data) : h.rules.find((r) => r.matches(data));
     return rule ? rule.languages.filter((l) => candidates.length === 0 || candidates.includes(l)) : [];
   }
   return [];

@@ -129,6 +129,7 @@ test('short HumanEval solutions are found planted whole (verbatim, re-indented, 
   let planted = 0;
   let found = 0;
   const missed: string[] = [];
+  const byPlacement = new Map<string, { planted: number; found: number }>();
   // Every solution is planted, the ones under the minimum too: they count as planted and not found.
   for (const [i, s] of sols.entries()) {
     const host = hosts[i % hosts.length]!;
@@ -141,8 +142,11 @@ test('short HumanEval solutions are found planted whole (verbatim, re-indented, 
       ...inside(host, s),
     ] as const) {
       planted++;
+      const tally = byPlacement.get(how) ?? { planted: 0, found: 0 };
+      byPlacement.set(how, tally);
+      tally.planted++;
       const hits = findContamination(text, index, 0);
-      if (hits.some((h) => h.benchmark_item === s.name)) found++;
+      if (hits.some((h) => h.benchmark_item === s.name)) [found, tally.found] = [found + 1, tally.found + 1];
       else missed.push(`${s.name} ${how}`);
       assert.ok(hits.every((h) => text.includes(h.matched)));
     }
@@ -151,12 +155,15 @@ test('short HumanEval solutions are found planted whole (verbatim, re-indented, 
   assert.ok(shortFound >= 20, `${shortFound} short solutions over the minimum`);
   assert.equal(planted, 164 * 9);
   assert.ok(found >= planted * 0.95, `${found} of ${planted} found; missed ${missed.join(', ')}`);
+  // Each placement on its own, the three inside a file and the tabs among them.
+  for (const [how, t] of byPlacement) assert.ok(t.found >= t.planted * 0.95, `${how}: ${t.found} of ${t.planted} found`);
   const matchable = planted - 9 * tooShort.length;
   assert.ok(found >= matchable * 0.99, `${found} of the ${matchable} plantings of items over the minimum found; missed ${missed.join(', ')}`);
-  process.stderr.write(`planted ${planted}, found ${found} (${((100 * found) / planted).toFixed(1)}%), too_short_to_match ${index.short.tooShort}; missed: ${missed.join(', ')}\n`);
+  const perPlacement = [...byPlacement].map(([how, t]) => `${how} ${t.found}/${t.planted}`).join('; ');
+  process.stderr.write(`planted ${planted}, found ${found} (${((100 * found) / planted).toFixed(1)}%; ${perPlacement}), too_short_to_match ${index.short.tooShort}; missed: ${missed.join(', ')}\n`);
 });
 
-test('clean real code touched by the solution benchmark (short items included): at most 1% of files', async () => {
+test('clean real code is not touched by the solution benchmark (short items included): 0 files flagged', async () => {
   const index = await loadBenchmarks(options);
   const py = pythonFiles(STDLIB).slice(0, 400);
   const js = ['commander/lib', 'yaml/dist', 'semver/classes', 'semver/functions', 'debug/src', 'p-limit', 'hyparquet/src'].flatMap((d) =>
@@ -165,7 +172,8 @@ test('clean real code touched by the solution benchmark (short items included): 
   const files = [...py, ...js];
   const hit = files.filter((f) => findContamination(readFileSync(f, 'utf8'), index, 0).length > 0);
   process.stderr.write(`clean files with a hit: ${hit.length} of ${files.length}: ${hit.slice(0, 10).join(', ')}\n`);
-  assert.ok(hit.length <= files.length * 0.01, `hits in ${hit.join(', ')}`);
+  assert.ok(files.length >= 480, `${files.length} clean files`);
+  assert.deepEqual(hit, [], 'no clean file is flagged');
 });
 
 test('the stage reports too_short_to_match in its stats', async () => {

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as linguist from 'linguist-languages';
 import { languageOf, LINGUIST_LANGUAGE_COUNT } from '../../../src/stages/repos/languages.js';
 import { pathFilter } from '../../../src/stages/repos/filters.js';
+import { LINGUIST_HEURISTICS } from '../../../src/stages/repos/heuristics.js';
 import { repoRoot } from '../../helpers/paths.js';
 
 /**
@@ -76,4 +77,45 @@ test("Linguist's vendored and generated paths are filtered by reason; a project'
     ['types/index.d.ts', undefined],
   ];
   for (const [path, reason] of cases) assert.equal(pathFilter(path), reason, path);
+});
+
+/** The C, C++ and Objective-C sources and headers installed here (/usr/include, node's headers among the packages), and midpack's own. */
+function cFamilyTexts(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && /\.(h|hh|hpp|c|cc|cpp|m|mm)$/.test(e.name)) out.push(readFileSync(p, 'utf8').slice(0, 51200));
+    }
+  };
+  for (const dir of ['/usr/include', join(repoRoot, 'node_modules'), join(repoRoot, 'native'), join(repoRoot, 'test', 'fixtures', 'linguist')]) walk(dir);
+  return out;
+}
+
+test("the .h rules in one scan give the answer of trying Linguist's rules in turn: every installed header, and with other line ends, form feeds and Objective-C after C++", () => {
+  const header = LINGUIST_HEURISTICS.find((h) => h.extensions.includes('.h'))!;
+  assert.ok(header.firstMatch);
+  const inTurn = (text: string) => header.rules.find((r) => r.matches(text))!.languages[0];
+  const texts = cFamilyTexts();
+  const found = new Map<string, number>();
+  const wrong: string[] = [];
+  const check = (text: string) => {
+    const got = header.firstMatch!(text)!.languages[0]!;
+    if (got !== inTurn(text)) wrong.push(`${JSON.stringify(text.slice(0, 60))}: ${got}, in turn ${inTurn(text)}`);
+    return got;
+  };
+  for (const text of texts) found.set(check(text), (found.get(check(text)) ?? 0) + 1);
+  assert.ok(texts.length >= 1000 && (found.get('C') ?? 0) >= 100 && (found.get('C++') ?? 0) >= 100, JSON.stringify([...found]));
+  const edges = ['#import "x.h"\n', 'int x;\n  @interface A\n', 'template <class T>\n@end\n', 'namespace a {}\r@interface X', '\f\n\ttry {', '#\n include <vector>', 'x\u2028  class A {', 'a\npublic:\r\n', '  \u00a0template<', 'std::x', '__cplusplus > 1'];
+  for (const t of [...edges, ...texts.slice(0, 500)]) {
+    for (const variant of [t, t.replace(/\n/g, '\r\n'), t.replace(/\n/g, '\r'), t.replace(/^ {2}/gm, '\f'), `class X\n${t}`, `${t}\n@end\n`]) check(variant);
+  }
+  assert.deepEqual(wrong, []);
 });
