@@ -57,10 +57,14 @@ export interface Extraction {
   articleFound?: boolean;
 }
 
-/** Elements that are never content. */
+/**
+ * Elements that are never content. Ruby annotations (`<rt>`, `<rp>`: the furigana reading over
+ * each kanji) are a reading aid, not the text: kept, "子ども" read as "子こども".
+ */
 const JUNK_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
+  'rt', 'rp',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 /** Class and id names of page furniture; `reviews` is a shop's customer reviews (comments on a product), not "previews". */

@@ -139,3 +139,11 @@ test('an overlay that opens with a close control ("Schließen [X]") is not the a
   assert.ok(text.startsWith('Die Region D.O.Ca. Rioja'));
   assert.ok(!/Schließen|Transportdienstleister/.test(text));
 });
+
+test('ruby readings (furigana over each kanji, <rt> and <rp>) are left out: the text reads as written', () => {
+  // From the multilingual set (F1 0 before): a news site for learners prints every kanji's
+  // reading after it, "子こどもへの虐待ぎゃくたい", and no annotated sentence matched.
+  const text = extracted('ruby-readings');
+  assert.equal(text, expected('ruby-readings'));
+  assert.ok(!/ぎゃくたい|ほうりつ|\(/.test(text));
+});
