@@ -25,6 +25,7 @@ const HEADING = /^h[1-6]$/;
  */
 const CHROME_PHRASE =
   /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
+const TRUNCATED_EXCERPT = /[\p{L},;]\s?(\.\.\.|…)\s*(\[?(mehr|more|weiterlesen|read more|lire la suite|leer más)\]?)?$/iu;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
 const PROSE_CHARS = 120;
@@ -130,6 +131,8 @@ function isProse(l: Leaf): boolean {
   const ld = l.figures.linkText / l.figures.text;
   if (ld > 0.4) return false;
   if (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text)) return false;
+  // A teaser's excerpt, cut off mid-sentence ("Als ich bei..."), is a listing's entry, not the article's prose.
+  if (TRUNCATED_EXCERPT.test(l.text)) return false;
   return l.text.length >= PROSE_CHARS || (l.text.length >= SENTENCE_CHARS && SENTENCE_END.test(l.text));
 }
 
