@@ -839,12 +839,15 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const ld = linkDensity(s);
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
+      // A container of link lists around paragraphs of prose (a recipe's linked ingredients and its
+      // steps) is not dropped whole for its links: its parts are judged one by one, further down.
+      const linkHeavy = !isList && weight < 25 && ld > 0.2 && !holdsProseParagraphs(e, stats, removed);
       const drop =
         (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure' && !isIllustratedText(s)) ||
         (!isList && li > s.p) ||
         s.input > Math.floor(s.p / 3) ||
         (!isList && headingDensity < 0.9 && s.text < 25 && (s.img === 0 || s.img > 2) && ld > 0) ||
-        (!isList && weight < 25 && ld > 0.2) ||
+        linkHeavy ||
         (weight >= 25 && ld > 0.5) ||
         (s.embed === 1 && s.text < 75) ||
         s.embed > 1;
@@ -852,6 +855,22 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
     }
   }
 }
+
+/** Unlinked text in `<p>` elements below `e`: enough for a paragraph or two of prose, and a fair share of its text. */
+function holdsProseParagraphs(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): boolean {
+  // A teaser is a linked headline over an excerpt.
+  if (hasLinkedHeading(e)) return false;
+  let chars = 0;
+  // A list's items, teaser articles and linked teasers with an excerpt each are a listing, not prose around a link list.
+  for (const d of descendants(e, (x) => removed.has(x) || x.name === 'li' || x.name === 'article' || x.name === 'a')) {
+    if (d.name !== 'p') continue;
+    const s = stats.get(d);
+    if (s && linkDensity(s) < PROSE_PARAGRAPH_MAX_LINK_DENSITY) chars += s.text - s.linkText;
+  }
+  return chars >= PROSE_BLOCK_CHARS && chars >= (stats.get(e)?.text ?? 0) * PROSE_PARAGRAPHS_MIN_SHARE;
+}
+const PROSE_PARAGRAPH_MAX_LINK_DENSITY = 0.1;
+const PROSE_PARAGRAPHS_MIN_SHARE = 0.3;
 
 export function findTitle(doc: Document): string {
   let title = '';

@@ -284,3 +284,11 @@ test('a line cut off with an ellipsis ("loading...", a teaser\'s "Als ich bei...
   assertSnippets(p);
   assert.ok(!/Teenager-Befreiungs|Homeschooling in Deutschland|loading\.\.\./.test(p.text), p.text.slice(-200));
 });
+
+test("a recipe's block of linked ingredients and its steps is not dropped whole for its links", { skip }, () => {
+  // Conditional cleaning judged the block holding both (link density over 0.2) and took the steps
+  // with the ingredient links; the steps are paragraphs of prose, so the parts are judged one by one.
+  const p = page('eatsmarter.de.porridge.html');
+  assertSnippets(p);
+  assert.ok(p.text.includes('Brei mit den Äpfeln und Nüssen servieren.'), p.text.slice(-200));
+});
