@@ -721,10 +721,12 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
   let partsText = 0;
   for (const [e, score] of [...scores].sort((a, b) => b[1] - a[1])) {
     // A block styled as the top one (the same class) is another section of the same article.
-    const minShare = topClass && attr(e, 'class') === topClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
+    // Its links weigh less too: a recipe's ingredients, styled as its steps, link to the products.
+    const sameClass = topClass !== '' && attr(e, 'class') === topClass;
+    const minShare = sameClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
     if (score < topScore * minShare || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
     const s = stats.get(e)!;
-    if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
+    if (linkDensity(s) >= (sameClass ? PART_SAME_CLASS_MAX_LINK_DENSITY : PART_MAX_LINK_DENSITY) || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
     const holder = commonAncestor(top, e, PART_MAX_LEVELS);
     // An `<article>` holds all of its parts: a block beside it is the site's (a service notice).
     if (article && !isAncestor(article, e)) continue;
@@ -741,6 +743,7 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
 const PART_MIN_SCORE_SHARE = 0.5;
 const PART_SAME_CLASS_MIN_SCORE_SHARE = 0.2;
 const PART_MAX_LINK_DENSITY = 0.2;
+const PART_SAME_CLASS_MAX_LINK_DENSITY = 0.4;
 const PART_MAX_LEVELS = 5;
 const PART_MIN_TEXT_SHARE = 0.7;
 
