@@ -1,4 +1,4 @@
-import { Element, Text, attr, descendants, textOf, type AnyNode } from './html.js';
+import { Element, Text, attr, classAndId, descendants, textOf, type AnyNode } from './html.js';
 import { wordTokens } from '../../doc/words.js';
 
 /**
@@ -223,11 +223,20 @@ const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted o
 const SHARE_LABEL =
   /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;
 
+/** A recipe's ingredients (a block named so): amounts and linked products, before the steps' prose. */
+const INGREDIENT_NAMES = /ingredient|zutat|ingredi[eé]nt|składnik/i;
+const INGREDIENTS_LEVELS = 6;
+export function inIngredients(e: Element): boolean {
+  let x: Element | undefined = e;
+  for (let i = 0; x && i < INGREDIENTS_LEVELS; i++, x = x.parent instanceof Element ? x.parent : undefined) if (INGREDIENT_NAMES.test(classAndId(x))) return true;
+  return false;
+}
+
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
-  // A table row before the prose is an infobox or a data table at the top, not a byline.
-  if (l.figures.pre > 0 || l.e.name === 'tr') return false;
+  // A table row before the prose is an infobox or a data table at the top, not a byline; an ingredient is no date.
+  if (l.figures.pre > 0 || l.e.name === 'tr' || inIngredients(l.e)) return false;
   // Headings stay (a section's title), unless one only labels a share bar ("Share this story").
   if (HEADING.test(l.e.name)) return SHARE_LABEL.test(l.text);
   const t = l.text;

@@ -1,4 +1,4 @@
-import { dropTitleHeading, trimEdges } from './edges.js';
+import { dropTitleHeading, inIngredients, trimEdges } from './edges.js';
 import { Element, Text, attr, classAndId, descendants, findFirst, textOf, type AnyNode, type Document } from './html.js';
 
 /**
@@ -829,6 +829,8 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const s = stats.get(e)!;
       // A block holding most of the content is the content, whatever its class or links say.
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
+      // A recipe's ingredients are its content, though each links to a product or a glossary entry.
+      if (inIngredients(e)) continue;
       const weight = classWeight(e, flags);
       if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
       if (weight + (scores.get(e) ?? 0) < 0 && !isListOfProse(e, s, weight)) {

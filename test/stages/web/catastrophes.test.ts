@@ -147,3 +147,11 @@ test('ruby readings (furigana over each kanji, <rt> and <rp>) are left out: the 
   assert.equal(text, expected('ruby-readings'));
   assert.ok(!/ぎゃくたい|ほうりつ|\(/.test(text));
 });
+
+test("a recipe's ingredients that link to products are kept before its steps", () => {
+  // Shaped like recipe pages of the multilingual set: each linked ingredient was dropped, as a
+  // link-heavy block by conditional cleaning or as a line of links before the first prose.
+  const text = extracted('recipe-linked-ingredients');
+  assert.equal(text, expected('recipe-linked-ingredients'));
+  assert.ok(!/Backrezepte GmbH|Shop/.test(text));
+});
