@@ -157,7 +157,25 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
+  removeInlineWidgetLines(ls.slice(0, first), removed);
 }
+
+/**
+ * Between paragraphs of the article, a short block that is a widget's call ("Dieses Skript als PDF
+ * herunterladen", "Never miss the latest news by signing up to our newsletter today!",
+ * "Inhaltsverzeichnis", "Rezept drucken") is not the article's text. Fewer phrases than at the
+ * edges: in the middle, "share", "follow" or "download the" are as often the article's own words,
+ * and a list item is the article's own point.
+ */
+function removeInlineWidgetLines(ls: Leaf[], removed: Set<Element>): void {
+  for (const l of ls) {
+    if (l.loose || l.e.name === 'li' || HEADING.test(l.e.name) || l.figures.pre > 0 || l.text.length > INLINE_WIDGET_MAX_CHARS) continue;
+    if (INLINE_WIDGET_PHRASE.test(l.text)) removed.add(l.e);
+  }
+}
+const INLINE_WIDGET_MAX_CHARS = 100;
+const INLINE_WIDGET_PHRASE =
+  /subscribe|abonnieren|abonnez|suscríbete|iscriviti|subskrypcj|jetzt anmelden|pdf herunterladen|(download|télécharger|descargar)\b.{0,20}\bpdf|\bpdf\b.{0,20}(download|herunterladen)|inhaltsverzeichnis|table of contents|table des matières|índice de contenidos|never miss|(instant|immediate|unlimited) (online )?access|\b(drucken|imprimer|(wy)?drukuj)\b|^\W*(titelbild|beitragsbild|foto de portada)\s*:|\b(share|teilen|partager|compartir|condividi|udostępnij)\b[^.!?]{0,20}:\s*$/i;
 
 /**
  * Removes the tail's blocks. Loose text is never removed alone, but a container whose text all lies

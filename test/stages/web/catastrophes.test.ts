@@ -155,3 +155,12 @@ test("a recipe's ingredients that link to products are kept before its steps", (
   assert.equal(text, expected('recipe-linked-ingredients'));
   assert.ok(!/Backrezepte GmbH|Shop/.test(text));
 });
+
+test("a widget's line between the article's paragraphs (table of contents, PDF download, newsletter pitch) goes; the article's own lines stay", () => {
+  // Shaped like pages of the multilingual set: "Inhaltsverzeichnis", "Dieses Skript als PDF
+  // herunterladen" and "Never miss the latest news by signing up to our newsletter today!" were
+  // kept mid-article, where the trim of the edges never looks.
+  const text = extracted('inline-widget-lines');
+  assert.equal(text, expected('inline-widget-lines'));
+  assert.ok(!/Inhaltsverzeichnis|herunterladen|Never miss/.test(text));
+});
