@@ -175,7 +175,7 @@ function removeInlineWidgetLines(ls: Leaf[], removed: Set<Element>): void {
 }
 const INLINE_WIDGET_MAX_CHARS = 100;
 const INLINE_WIDGET_PHRASE =
-  /subscribe|abonnieren|abonnez|suscríbete|iscriviti|subskrypcj|jetzt anmelden|pdf herunterladen|(download|télécharger|descargar)\b.{0,20}\bpdf|\bpdf\b.{0,20}(download|herunterladen)|inhaltsverzeichnis|table of contents|table des matières|índice de contenidos|never miss|(instant|immediate|unlimited) (online )?access|\b(drucken|imprimer|(wy)?drukuj)\b|^\W*(titelbild|beitragsbild|foto de portada)\s*:|\b(share|teilen|partager|compartir|condividi|udostępnij)\b[^.!?]{0,20}:\s*$|^\W*(mehr zu(m|r)?|mehr aus|lesen sie auch|auch interessant|das könnte (dich|sie) auch interessieren|entdecke(n sie)? (jetzt|weitere|mehr))\b|bild anzeigen|externer inhalt|kommentar verfassen/i;
+  /subscribe|abonnieren|abonnez|suscríbete|iscriviti|subskrypcj|jetzt anmelden|pdf herunterladen|(download|télécharger|descargar)\b.{0,20}\bpdf|\bpdf\b.{0,20}(download|herunterladen)|inhaltsverzeichnis|table of contents|table des matières|índice de contenidos|never miss|(instant|immediate|unlimited) (online )?access|\b(drucken|imprimer|(wy)?drukuj)\b|^\W*(titelbild|beitragsbild|foto de portada)\s*:|\b(share|teilen|partager|compartir|condividi|udostępnij)\b[^.!?]{0,20}:\s*$|^\W*(mehr zu(m|r)?|mehr aus|lesen sie auch|auch interessant|das könnte (dich|sie) auch interessieren|entdecke(n sie)? (jetzt|weitere|mehr))\b|bild anzeigen|externer inhalt|kommentar verfassen|(artikel|beitrag) gefallen|if you (enjoyed|liked) (reading )?this|\b(ausblenden|einblenden|mehr anzeigen|show more|show less)\W*$/i;
 
 /**
  * Removes the tail's blocks. Loose text is never removed alone, but a container whose text all lies
