@@ -301,3 +301,10 @@ test("a part styled as the top block (a recipe's ingredients beside its steps) i
   assert.ok(p.text.includes('ein großes Brett legen.'));
   for (const s of p.without) assert.ok(!p.text.includes(squash(s)), `unwanted: ${s}`);
 });
+
+test('a "Beliebt." label in the last part of the content starts the tail: the popular list and the pitch after it go', { skip }, () => {
+  // German for "popular": a numbered list of the site's most read stories, then a subscription pitch.
+  const p = page('mixed.de.vrodo.html');
+  assertSnippets(p);
+  assert.ok(!/Beliebt|Werbebanner/.test(p.text), p.text.slice(-200));
+});
