@@ -226,8 +226,14 @@ const CHROME_LABEL =
 const CHROME_LABEL_CHARS = 40;
 
 function isTailChrome(l: Leaf): boolean {
-  return HEADING.test(l.e.name) || isDateStamp(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
+  return HEADING.test(l.e.name) || isDateStamp(l.text) || AGENCY_SIGNATURE.test(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
+
+/**
+ * A news agency's or editor's signature after the story: initials and agency codes joined by
+ * slashes ("aja/PAP", "dpa/afp"), or one code in capitals ("RIRM", "(KNA)").
+ */
+const AGENCY_SIGNATURE = /^\(?(\p{L}{1,6}\s?\/\s?)+\p{L}{1,6}\)?$|^\(?\p{Lu}{2,6}\)?$/u;
 
 /**
  * A publication stamp ("Updated: 3/9 18:45", "Stand: 12.03.2020", "最終更新:3/9(木)"): after the

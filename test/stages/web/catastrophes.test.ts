@@ -164,3 +164,10 @@ test("a widget's line between the article's paragraphs (table of contents, PDF d
   assert.equal(text, expected('inline-widget-lines'));
   assert.ok(!/Inhaltsverzeichnis|herunterladen|Never miss|Bild anzeigen|Externer Inhalt|ausblenden/.test(text));
 });
+
+test('a news agency\'s signature after the story ("aja/PAP") goes with the tail', () => {
+  // From the multilingual set: Polish stories signed with the editor's initials and the agency.
+  const text = extracted('agency-signature');
+  assert.equal(text, expected('agency-signature'));
+  assert.ok(!text.includes('PAP'));
+});
