@@ -222,7 +222,7 @@ function isOnlyChromeHeading(t: string): boolean {
 }
 /** A label line that is only such a section's name (a widget's "Trending Articles" is not a heading). */
 const CHROME_LABEL =
-  /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|weitere informationen|(further|more) information|weiterlesen|articles (liés|similaires)|((diese )?(artikel|beiträge)|das) könnten? (euch|dich|sie) auch interessieren|kontakt|pressekontakt|medienkontakt|(press|media) contacts?|quellenangaben|zusatzinformationen|plus d'informations|ulteriori informazioni|więcej informacji|beliebt|am beliebtesten|meistgeklickt|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
+  /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|weitere informationen|(further|more) information|weiterlesen|donate( now)?|we need your help|support us|jetzt spenden|gefällt mir|like|aufrufe|views|von|wer hat das geschrieben|articles (liés|similaires)|((diese )?(artikel|beiträge)|das) könnten? (euch|dich|sie) auch interessieren|kontakt|pressekontakt|medienkontakt|(press|media) contacts?|quellenangaben|zusatzinformationen|plus d'informations|ulteriori informazioni|więcej informacji|beliebt|am beliebtesten|meistgeklickt|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
 const CHROME_LABEL_CHARS = 40;
 
 function isTailChrome(l: Leaf): boolean {

@@ -331,3 +331,7 @@ test('a "Zusatzinformationen:" or "Kontakt" label in the last part of the conten
 test('"Weiterlesen:" and "Articles liés" alone on a line label the related links that close a page', { skip }, () => {
   for (const file of ['1000things.at-Wellnessoasen.html', 'bondyblog.fr.paris-8.html']) assertSnippets(page(file));
 });
+
+test('a like button\'s "Like:", "Wer hat das geschrieben?" or "Donate now" alone on a line labels a closing section', { skip }, () => {
+  for (const file of ['golfpost.de-premiere.html', 'hertha-blog.de.dame.html']) assertSnippets(page(file));
+});
