@@ -162,7 +162,7 @@ test("a widget's line between the article's paragraphs (table of contents, PDF d
   // kept mid-article, where the trim of the edges never looks.
   const text = extracted('inline-widget-lines');
   assert.equal(text, expected('inline-widget-lines'));
-  assert.ok(!/Inhaltsverzeichnis|herunterladen|Never miss|Bild anzeigen|Externer Inhalt|ausblenden|Vergrößern|Mehr dazu/.test(text));
+  assert.ok(!/Inhaltsverzeichnis|herunterladen|Never miss|Bild anzeigen|Externer Inhalt|ausblenden|Vergrößern|Mehr dazu|Gewähr/.test(text));
 });
 
 test('a news agency\'s signature after the story ("aja/PAP") goes with the tail', () => {
