@@ -335,3 +335,9 @@ test('"Weiterlesen:" and "Articles liés" alone on a line label the related link
 test('a like button\'s "Like:", "Wer hat das geschrieben?" or "Donate now" alone on a line labels a closing section', { skip }, () => {
   for (const file of ['golfpost.de-premiere.html', 'hertha-blog.de.dame.html']) assertSnippets(page(file));
 });
+
+test('a video\'s "verfügbar bis 28.02.2021" after the text is a stamp of the page, not the article\'s ending', { skip }, () => {
+  const p = page('zdf.de.corona.html');
+  assertSnippets(p);
+  assert.ok(!p.text.includes('verfügbar bis'), p.text.slice(-120));
+});
