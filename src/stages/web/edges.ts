@@ -1,4 +1,4 @@
-import { Element, Text, attr, descendants, textOf, type AnyNode } from './html.js';
+import { Element, Text, attr, classAndId, descendants, textOf, type AnyNode } from './html.js';
 import { wordTokens } from '../../doc/words.js';
 
 /**
@@ -24,7 +24,8 @@ const HEADING = /^h[1-6]$/;
  * written onto a word ("manifesto™©", "Brand©") marks that word, not the page's copyright.
  */
 const CHROME_PHRASE =
-  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision vom|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
+  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision (vom|erhält|erhalten|bekommen)|eine provision|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
+const TRUNCATED_EXCERPT = /[\p{L},;]\s?(\.\.\.|…)\s*(\[?(mehr|more|weiterlesen|read more|lire la suite|leer más)\]?)?$/iu;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
 const PROSE_CHARS = 120;
@@ -130,6 +131,8 @@ function isProse(l: Leaf): boolean {
   const ld = l.figures.linkText / l.figures.text;
   if (ld > 0.4) return false;
   if (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text)) return false;
+  // A teaser's excerpt, cut off mid-sentence ("Als ich bei..."), is a listing's entry, not the article's prose.
+  if (TRUNCATED_EXCERPT.test(l.text)) return false;
   return l.text.length >= PROSE_CHARS || (l.text.length >= SENTENCE_CHARS && SENTENCE_END.test(l.text));
 }
 
@@ -154,7 +157,25 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
+  removeInlineWidgetLines(ls.slice(0, first), removed);
 }
+
+/**
+ * Between paragraphs of the article, a short block that is a widget's call ("Dieses Skript als PDF
+ * herunterladen", "Never miss the latest news by signing up to our newsletter today!",
+ * "Inhaltsverzeichnis", "Rezept drucken") is not the article's text. Fewer phrases than at the
+ * edges: in the middle, "share", "follow" or "download the" are as often the article's own words,
+ * and a list item is the article's own point.
+ */
+function removeInlineWidgetLines(ls: Leaf[], removed: Set<Element>): void {
+  for (const l of ls) {
+    if (l.loose || l.e.name === 'li' || HEADING.test(l.e.name) || l.figures.pre > 0 || l.text.length > INLINE_WIDGET_MAX_CHARS) continue;
+    if (INLINE_WIDGET_PHRASE.test(l.text)) removed.add(l.e);
+  }
+}
+const INLINE_WIDGET_MAX_CHARS = 100;
+const INLINE_WIDGET_PHRASE =
+  /subscribe|abonnieren|abonnez|suscríbete|iscriviti|subskrypcj|jetzt anmelden|pdf herunterladen|(download|télécharger|descargar)\b.{0,20}\bpdf|\bpdf\b.{0,20}(download|herunterladen)|inhaltsverzeichnis|table of contents|table des matières|índice de contenidos|never miss|(instant|immediate|unlimited) (online )?access|\b(drucken|imprimer|(wy)?drukuj)\b|^\W*(titelbild|beitragsbild|foto de portada)\s*:|\b(share|teilen|partager|compartir|condividi|udostępnij)\b[^.!?]{0,20}:\s*$|^\W*(mehr zu(m|r)?|mehr aus|lesen sie auch|auch interessant|das könnte (dich|sie) auch interessieren|entdecke(n sie)? (jetzt|weitere|mehr))\b|bild anzeigen|externer inhalt|kommentar verfassen|alle angaben ohne gewähr|^\W*(dowiedz się więcej|czytaj (też|także|więcej)|mehr dazu|read more|leer más|lire aussi)\s*:|^\W*(vergrößern|enlarge|zoom)\b|(artikel|beitrag) gefallen|if you (enjoyed|liked) (reading )?this|\b(ausblenden|einblenden|mehr anzeigen|show more|show less)\W*$/i;
 
 /**
  * Removes the tail's blocks. Loose text is never removed alone, but a container whose text all lies
@@ -201,12 +222,18 @@ function isOnlyChromeHeading(t: string): boolean {
 }
 /** A label line that is only such a section's name (a widget's "Trending Articles" is not a heading). */
 const CHROME_LABEL =
-  /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
+  /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|weitere informationen|(further|more) information|weiterlesen|donate( now)?|we need your help|support us|jetzt spenden|gefällt mir|like|aufrufe|views|von|wer hat das geschrieben|articles (liés|similaires)|((diese )?(artikel|beiträge)|das) könnten? (euch|dich|sie) auch interessieren|kontakt|pressekontakt|medienkontakt|(press|media) contacts?|quellenangaben|zusatzinformationen|plus d'informations|ulteriori informazioni|więcej informacji|beliebt|am beliebtesten|meistgeklickt|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
 const CHROME_LABEL_CHARS = 40;
 
 function isTailChrome(l: Leaf): boolean {
-  return HEADING.test(l.e.name) || isDateStamp(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
+  return HEADING.test(l.e.name) || isDateStamp(l.text) || AGENCY_SIGNATURE.test(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
 }
+
+/**
+ * A news agency's or editor's signature after the story: initials and agency codes joined by
+ * slashes ("aja/PAP", "dpa/afp"), or one code in capitals ("RIRM", "(KNA)").
+ */
+const AGENCY_SIGNATURE = /^\(?(\p{L}{1,6}\s?\/\s?)+\p{L}{1,6}\)?$|^\(?\p{Lu}{2,6}\)?$/u;
 
 /**
  * A publication stamp ("Updated: 3/9 18:45", "Stand: 12.03.2020", "最終更新:3/9(木)"): after the
@@ -215,16 +242,25 @@ function isTailChrome(l: Leaf): boolean {
 function isDateStamp(t: string): boolean {
   return t.length <= 80 && /\p{N}/u.test(t) && PUBLISHED_PHRASE.test(t);
 }
-const PUBLISHED_PHRASE = /^\W*(mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
+const PUBLISHED_PHRASE = /^\W*((video )?verfügbar bis|available until|mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
 const SHARE_LABEL =
   /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;
 
+/** A recipe's ingredients (a block named so): amounts and linked products, before the steps' prose. */
+const INGREDIENT_NAMES = /ingredient|zutat|ingredi[eé]nt|składnik/i;
+const INGREDIENTS_LEVELS = 6;
+export function inIngredients(e: Element): boolean {
+  let x: Element | undefined = e;
+  for (let i = 0; x && i < INGREDIENTS_LEVELS; i++, x = x.parent instanceof Element ? x.parent : undefined) if (INGREDIENT_NAMES.test(classAndId(x))) return true;
+  return false;
+}
+
 /** Before the article's first paragraph: a date, a counter, a byline line of links, an ad or credit notice. */
 const DATE_LINE = /^[\p{N}\s.,:/\-–|()]*(\p{L}{0,12}[\s.,]*){0,3}[\p{N}\s.,:/\-–|()]*$/u;
 function isHeadChrome(l: Leaf): boolean {
-  // A table row before the prose is an infobox or a data table at the top, not a byline.
-  if (l.figures.pre > 0 || l.e.name === 'tr') return false;
+  // A table row before the prose is an infobox or a data table at the top, not a byline; an ingredient is no date.
+  if (l.figures.pre > 0 || l.e.name === 'tr' || inIngredients(l.e)) return false;
   // Headings stay (a section's title), unless one only labels a share bar ("Share this story").
   if (HEADING.test(l.e.name)) return SHARE_LABEL.test(l.text);
   const t = l.text;

@@ -1,4 +1,4 @@
-import { dropTitleHeading, trimEdges } from './edges.js';
+import { dropTitleHeading, inIngredients, trimEdges } from './edges.js';
 import { Element, Text, attr, classAndId, descendants, findFirst, textOf, type AnyNode, type Document } from './html.js';
 
 /**
@@ -57,10 +57,14 @@ export interface Extraction {
   articleFound?: boolean;
 }
 
-/** Elements that are never content. */
+/**
+ * Elements that are never content. Ruby annotations (`<rt>`, `<rp>`: the furigana reading over
+ * each kanji) are a reading aid, not the text: kept, "子ども" read as "子こども".
+ */
 const JUNK_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'button', 'input',
   'select', 'textarea', 'nav', 'aside', 'footer', 'dialog', 'menu', 'head', 'link', 'meta', 'form', 'label', 'title', 'base',
+  'rt', 'rp',
 ]);
 const JUNK_ROLES = /^(navigation|banner|contentinfo|complementary|dialog|alertdialog|menu|menubar|search|alert|toolbar)$/i;
 /** Class and id names of page furniture; `reviews` is a shop's customer reviews (comments on a product), not "previews". */
@@ -717,10 +721,12 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
   let partsText = 0;
   for (const [e, score] of [...scores].sort((a, b) => b[1] - a[1])) {
     // A block styled as the top one (the same class) is another section of the same article.
-    const minShare = topClass && attr(e, 'class') === topClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
+    // Its links weigh less too: a recipe's ingredients, styled as its steps, link to the products.
+    const sameClass = topClass !== '' && attr(e, 'class') === topClass;
+    const minShare = sameClass ? PART_SAME_CLASS_MIN_SCORE_SHARE : PART_MIN_SCORE_SHARE;
     if (score < topScore * minShare || e === top || isAncestor(e, top) || isAncestor(top, e)) continue;
     const s = stats.get(e)!;
-    if (linkDensity(s) >= PART_MAX_LINK_DENSITY || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
+    if (linkDensity(s) >= (sameClass ? PART_SAME_CLASS_MAX_LINK_DENSITY : PART_MAX_LINK_DENSITY) || roots.some((r) => r === e || isAncestor(r, e) || isAncestor(e, r))) continue;
     const holder = commonAncestor(top, e, PART_MAX_LEVELS);
     // An `<article>` holds all of its parts: a block beside it is the site's (a service notice).
     if (article && !isAncestor(article, e)) continue;
@@ -737,6 +743,7 @@ function withArticleParts(top: Element, roots: Element[], scores: Map<Element, n
 const PART_MIN_SCORE_SHARE = 0.5;
 const PART_SAME_CLASS_MIN_SCORE_SHARE = 0.2;
 const PART_MAX_LINK_DENSITY = 0.2;
+const PART_SAME_CLASS_MAX_LINK_DENSITY = 0.4;
 const PART_MAX_LEVELS = 5;
 const PART_MIN_TEXT_SHARE = 0.7;
 
@@ -822,6 +829,8 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const s = stats.get(e)!;
       // A block holding most of the content is the content, whatever its class or links say.
       if (s.pre > 0 || s.text > total * CONDITIONAL_MAX_SHARE) continue;
+      // A recipe's ingredients are its content, though each links to a product or a glossary entry.
+      if (inIngredients(e)) continue;
       const weight = classWeight(e, flags);
       if (e.name !== 'ul' && e.name !== 'ol' && isProseBlock(s) && !COMMENT_NAMES.test(classAndId(e))) continue;
       if (weight + (scores.get(e) ?? 0) < 0 && !isListOfProse(e, s, weight)) {
@@ -835,12 +844,15 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
       const ld = linkDensity(s);
       const li = s.li - 100;
       const headingDensity = s.text ? s.heading / s.text : 0;
+      // A container of link lists around paragraphs of prose (a recipe's linked ingredients and its
+      // steps) is not dropped whole for its links: its parts are judged one by one, further down.
+      const linkHeavy = !isList && weight < 25 && ld > 0.2 && !holdsProseParagraphs(e, stats, removed);
       const drop =
         (s.img > 1 && s.p / s.img < 0.5 && e.name !== 'figure' && !isIllustratedText(s)) ||
         (!isList && li > s.p) ||
         s.input > Math.floor(s.p / 3) ||
         (!isList && headingDensity < 0.9 && s.text < 25 && (s.img === 0 || s.img > 2) && ld > 0) ||
-        (!isList && weight < 25 && ld > 0.2) ||
+        linkHeavy ||
         (weight >= 25 && ld > 0.5) ||
         (s.embed === 1 && s.text < 75) ||
         s.embed > 1;
@@ -848,6 +860,22 @@ function cleanConditionally(roots: Element[], scores: Map<Element, number>, stat
     }
   }
 }
+
+/** Unlinked text in `<p>` elements below `e`: enough for a paragraph or two of prose, and a fair share of its text. */
+function holdsProseParagraphs(e: Element, stats: Map<Element, Stats>, removed: Set<Element>): boolean {
+  // A teaser is a linked headline over an excerpt.
+  if (hasLinkedHeading(e)) return false;
+  let chars = 0;
+  // A list's items, teaser articles and linked teasers with an excerpt each are a listing, not prose around a link list.
+  for (const d of descendants(e, (x) => removed.has(x) || x.name === 'li' || x.name === 'article' || x.name === 'a')) {
+    if (d.name !== 'p') continue;
+    const s = stats.get(d);
+    if (s && linkDensity(s) < PROSE_PARAGRAPH_MAX_LINK_DENSITY) chars += s.text - s.linkText;
+  }
+  return chars >= PROSE_BLOCK_CHARS && chars >= (stats.get(e)?.text ?? 0) * PROSE_PARAGRAPHS_MIN_SHARE;
+}
+const PROSE_PARAGRAPH_MAX_LINK_DENSITY = 0.1;
+const PROSE_PARAGRAPHS_MIN_SHARE = 0.3;
 
 export function findTitle(doc: Document): string {
   let title = '';

@@ -22,6 +22,12 @@ const RETRY_BELOW_CHARS = 500;
 /** A strict pass that found this much text where articles sit is not retried. */
 const FOUND_ARTICLE_MIN_CHARS = 200;
 
+/** A line of prose: long enough for a sentence, and ending as one. */
+const SENTENCE = /^[^\n]{79,}[.!?\u3002\uff01\uff1f\u0964]["'\u201d\u00bb)]?$/m;
+function hasSentence(markdown: string): boolean {
+  return SENTENCE.test(markdown);
+}
+
 export function rewriteWithRules(html: string, options: RulesOptions = {}): RulesResult {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const estimated = estimateDepth(html, maxDepth);
@@ -42,7 +48,10 @@ export function rewriteWithRules(html: string, options: RulesOptions = {}): Rule
     const { roots, removed, articleFound } = extractMainContent(doc, flags, title, candidates);
     const rendered = new MarkdownRenderer(removed, options).render(roots);
     const length = rendered.markdown.length;
-    if (!best || length > best.length) best = { rendered, length, pass, candidates, articleFound: articleFound ?? false };
+    // A pass that found no article (a menu kept once unlikely names count) never replaces one that
+    // found a sentence of it (a paywalled story's first paragraph).
+    const replaces = !best || (length > best.length && (articleFound || !best.articleFound || !hasSentence(best.rendered.markdown)));
+    if (replaces) best = { rendered, length, pass, candidates, articleFound: articleFound ?? false };
     return length;
   };
   for (let pass = 0; pass < EXTRACT_ATTEMPTS.length; pass++) {

@@ -68,6 +68,24 @@ test('a page in windows-1251 declared by <meta charset> or http-equiv is decoded
   }
 });
 
+test('a charset declared in the <head> after 1024 bytes of inserted scripts (an archived page) is used, not windows-1252', async () => {
+  // From the multilingual set: a web archive puts its own scripts before the page's gb2312
+  // declaration, and the Chinese text came out as "Ò»¸öÔ¼¶¨" (F1 0).
+  const dir = tmp();
+  const zhongwen = Buffer.from([0xd6, 0xd0, 0xce, 0xc4]); // "中文" in gb2312
+  const archiveScripts = `<script type="text/javascript">${'var archive = 1; '.repeat(80)}</script>`;
+  const head = `<html><head>${archiveScripts}<meta http-equiv="Content-Type" content="text/html; charset=gb2312"/><title>x</title></head>`;
+  writeFileSync(join(dir, 'a.html'), Buffer.concat([Buffer.from(`${head}<body><article><p>`), zhongwen, Buffer.from(` ${'word, '.repeat(60)}</p></article></body></html>`)]));
+  // A declaration in the body is not the page's: a quoted snippet of another page's head.
+  writeFileSync(join(dir, 'b.html'), `<html><head>${archiveScripts}<title>y</title></head><body><article><p>été ${'mot, '.repeat(60)}</p><pre>&lt;meta charset="gb2312"&gt;</pre><!-- <meta charset="gb2312"> --></article></body></html>`);
+  const { docs } = await runWeb([dir], { minTextChars: 10 });
+  assert.equal(docs.length, 2);
+  assert.ok(docs[0]!.text.includes('中文 word'), docs[0]!.text.slice(0, 80));
+  assert.equal(docs[0]!.meta.charset, 'gbk');
+  assert.ok(docs[1]!.text.includes('été mot'), docs[1]!.text.slice(0, 80));
+  assert.equal(docs[1]!.meta.charset, 'utf-8');
+});
+
 function warcRecord(type: string, uri: string, block: Buffer): Buffer {
   const head = `WARC/1.0\r\nWARC-Type: ${type}\r\nWARC-Target-URI: ${uri}\r\nWARC-Record-ID: <urn:uuid:${uri.length}>\r\nContent-Length: ${block.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head), block, Buffer.from('\r\n\r\n')]);

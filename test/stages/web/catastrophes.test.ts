@@ -139,3 +139,35 @@ test('an overlay that opens with a close control ("Schließen [X]") is not the a
   assert.ok(text.startsWith('Die Region D.O.Ca. Rioja'));
   assert.ok(!/Schließen|Transportdienstleister/.test(text));
 });
+
+test('ruby readings (furigana over each kanji, <rt> and <rp>) are left out: the text reads as written', () => {
+  // From the multilingual set (F1 0 before): a news site for learners prints every kanji's
+  // reading after it, "子こどもへの虐待ぎゃくたい", and no annotated sentence matched.
+  const text = extracted('ruby-readings');
+  assert.equal(text, expected('ruby-readings'));
+  assert.ok(!/ぎゃくたい|ほうりつ|\(/.test(text));
+});
+
+test("a recipe's ingredients that link to products are kept before its steps", () => {
+  // Shaped like recipe pages of the multilingual set: each linked ingredient was dropped, as a
+  // link-heavy block by conditional cleaning or as a line of links before the first prose.
+  const text = extracted('recipe-linked-ingredients');
+  assert.equal(text, expected('recipe-linked-ingredients'));
+  assert.ok(!/Backrezepte GmbH|Shop/.test(text));
+});
+
+test("a widget's line between the article's paragraphs (table of contents, PDF download, newsletter pitch) goes; the article's own lines stay", () => {
+  // Shaped like pages of the multilingual set: "Inhaltsverzeichnis", "Dieses Skript als PDF
+  // herunterladen" and "Never miss the latest news by signing up to our newsletter today!" were
+  // kept mid-article, where the trim of the edges never looks.
+  const text = extracted('inline-widget-lines');
+  assert.equal(text, expected('inline-widget-lines'));
+  assert.ok(!/Inhaltsverzeichnis|herunterladen|Never miss|Bild anzeigen|Externer Inhalt|ausblenden|Vergrößern|Mehr dazu|Gewähr/.test(text));
+});
+
+test('a news agency\'s signature after the story ("aja/PAP") goes with the tail', () => {
+  // From the multilingual set: Polish stories signed with the editor's initials and the agency.
+  const text = extracted('agency-signature');
+  assert.equal(text, expected('agency-signature'));
+  assert.ok(!text.includes('PAP'));
+});
