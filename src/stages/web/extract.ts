@@ -903,11 +903,10 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
   if (heading) dropListingAfterArticle(roots, heading, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
-  // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
-  if (!flags.inclusive) {
-    pruneChrome(roots, stats, removed);
-    trimEdges(roots, stats, removed);
-  }
+  // The inclusive pass is the last resort before a page is dropped: it prunes no chrome inside, but
+  // its edges are trimmed as any pass's are (a copyright line after a recipe wrapped in a form).
+  if (!flags.inclusive) pruneChrome(roots, stats, removed);
+  trimEdges(roots, stats, removed);
   dropTitleHeading(roots, removed, title);
   if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
   // Found: the chosen block itself sits in an article region or right after the title (holding one is not enough: a page wrapper holds everything).
