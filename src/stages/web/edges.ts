@@ -151,13 +151,24 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) removeTail(ls, first, removed);
+  if (tailText <= total * MAX_TRIMMED_SHARE || isWidgetTail(tail)) removeTail(ls, first, removed);
   for (const l of ls.slice(0, last)) {
     // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
   removeInlineWidgetLines(ls.slice(0, first), removed);
+}
+
+/**
+ * A tail that opens with a stock line ("Teilen Sie dies mit:", "Related posts") and holds no prose
+ * is widgets however much of a short post's text it is (share, like and related-posts boxes under
+ * three lines of a blog post): the share cap is for tails that might be the article's own text.
+ */
+function isWidgetTail(tail: Leaf[]): boolean {
+  const head = tail[0];
+  if (!head || head.text.length >= PHRASE_MAX_CHARS || !(CHROME_PHRASE.test(head.text) || CHROME_HEADING.test(head.text))) return false;
+  return !tail.some(isProse);
 }
 
 /**
