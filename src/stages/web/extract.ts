@@ -204,7 +204,8 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const name = n.name;
     const role = attr(n, 'role');
     const names = classAndId(n);
-    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
+    // Not a comment form, even in the inclusive pass: it is never the article, only its replies.
+    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name) && !COMMENT_NAMES.test(names));
     const drop =
       (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||

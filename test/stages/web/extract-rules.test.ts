@@ -359,3 +359,11 @@ test('a short post\'s share, like and related-posts boxes go although they are m
   assert.ok(p.text.endsWith('M: Gewonnen!'), p.text.slice(-120));
   assertSnippets(p);
 });
+
+test('the inclusive pass keeps forms but not a comment form, and the widgets above it go with it', { skip }, () => {
+  // gnaur.wordpress.com: a three-line post, then share and like boxes and "Kommentar verfassen" with
+  // WordPress's comment form (form#commentform), whose notification checkboxes read as sentences.
+  const p = page('gnaur.wordpress.com.moglichkeit.html');
+  assert.ok(!p.text.includes('Kommentar'), p.text.slice(-200));
+  assertSnippets(p);
+});
