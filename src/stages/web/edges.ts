@@ -16,6 +16,8 @@ export interface BlockFigures {
 
 /** Leaf blocks: the units that are classified (a paragraph, a heading, a list item, a table). */
 const LEAF_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dt', 'dd', 'pre', 'table', 'blockquote', 'figure', 'div', 'section', 'address', 'tr']);
+/** A custom element (`eop-back-link`, `story-paragraph`: a hyphen in its name) is a block of its own, as a `<div>` is. */
+const isLeafTag = (name: string) => LEAF_TAGS.has(name) || name.includes('-');
 const HEADING = /^h[1-6]$/;
 
 /**
@@ -55,7 +57,7 @@ function leafHolders(roots: Element[], figures: Map<Element, BlockFigures>, remo
     // Reverse pre-order visits children before their parents.
     for (let i = order.length - 1; i >= 0; i--) {
       const e = order[i]!;
-      const isTextLeaf = LEAF_TAGS.has(e.name) && (figures.get(e)?.text ?? 0) > 0;
+      const isTextLeaf = isLeafTag(e.name) && (figures.get(e)?.text ?? 0) > 0;
       if ((isTextLeaf || holders.has(e)) && e.parent instanceof Element) holders.add(e.parent);
     }
   }
@@ -71,9 +73,9 @@ function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: 
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
     const holdsLeaf = holders.has(e);
-    if (LEAF_TAGS.has(e.name)) loose.flush(); // a block ends the loose text before it
-    if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
-    return holdsLeaf || !LEAF_TAGS.has(e.name);
+    if (isLeafTag(e.name)) loose.flush(); // a block ends the loose text before it
+    if (isLeafTag(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
+    return holdsLeaf || !isLeafTag(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;

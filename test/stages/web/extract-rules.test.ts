@@ -367,3 +367,11 @@ test('the inclusive pass keeps forms but not a comment form, and the widgets abo
   assert.ok(!p.text.includes('Kommentar'), p.text.slice(-200));
   assertSnippets(p);
 });
+
+test('a custom element is a block of the edges: a "back" link in <eop-back-link> above the story goes', { skip }, () => {
+  // enbw.com: the press release opens with <eop-back-link><a>Zurück zum Newsroom</a></eop-back-link>,
+  // which was text loose in its container and so never removed alone.
+  const p = page('enwb.com.windpark.steinheim.html');
+  assert.ok(!p.text.startsWith('Zurück'), p.text.slice(0, 120));
+  assertSnippets(p);
+});
