@@ -255,7 +255,7 @@ const AGENCY_SIGNATURE = /^\(?(\p{L}{1,6}\s?\/\s?)+\p{L}{1,6}\)?$|^\(?\p{Lu}{2,6
 function isDateStamp(t: string): boolean {
   return t.length <= 80 && /\p{N}/u.test(t) && PUBLISHED_PHRASE.test(t);
 }
-const PUBLISHED_PHRASE = /^\W*((video )?verfügbar bis|available until|mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
+const PUBLISHED_PHRASE = /^\W*((video )?verfügbar bis|(news|release|publication) date\s?:|available until|mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
 const SHARE_LABEL =
   /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;

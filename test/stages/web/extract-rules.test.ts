@@ -375,3 +375,9 @@ test('a custom element is a block of the edges: a "back" link in <eop-back-link>
   assert.ok(!p.text.startsWith('Zurück'), p.text.slice(0, 120));
   assertSnippets(p);
 });
+
+test('a "News date : ..." stamp after a press release ends it, with the category beside it', { skip }, () => {
+  const p = page('bahamaslocal.com-atlantis.html');
+  assert.ok(!p.text.includes('News date'), p.text.slice(-120));
+  assertSnippets(p);
+});
