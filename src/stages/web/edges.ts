@@ -220,7 +220,7 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
     if (after > total * MAX_TRIMMED_SHARE) break;
     const l = ls[i]!;
     if (HEADING.test(l.e.name) && l.text.length <= CHROME_HEADING_CHARS && CHROME_HEADING.test(l.text)) start = i;
-    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
+    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || SUPPORT_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
   }
   return start;
 }
@@ -237,6 +237,9 @@ function isOnlyChromeHeading(t: string): boolean {
 const CHROME_LABEL =
   /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|weitere informationen|(further|more) information|weiterlesen|donate( now)?|we need your help|support us|jetzt spenden|gefällt mir|like|aufrufe|views|von|wer hat das geschrieben|articles (liés|similaires)|((diese )?(artikel|beiträge)|das) könnten? (euch|dich|sie) auch interessieren|kontakt|pressekontakt|medienkontakt|(press|media) contacts?|quellenangaben|zusatzinformationen|plus d'informations|ulteriori informazioni|więcej informacji|beliebt|am beliebtesten|meistgeklickt|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
 const CHROME_LABEL_CHARS = 40;
+/** A label asking readers to fund the newsroom ("Apoya el periodismo incómodo", "Support independent journalism"): a pitch box follows. */
+const SUPPORT_LABEL =
+  /^\W*(apoya|support|unterstützen?|soutenez|sostieni|wesprzyj)\b[^.!?]{0,25}\b(periodismo|journalism|journalismus|journalisme|giornalismo|dziennikarstwo)\b[^.!?]{0,15}$/i;
 
 function isTailChrome(l: Leaf): boolean {
   return HEADING.test(l.e.name) || isDateStamp(l.text) || AGENCY_SIGNATURE.test(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
