@@ -388,3 +388,11 @@ test('a "support our journalism" label in the last part of the content starts th
   assert.ok(!p.text.includes('Apoya el periodismo'), p.text.slice(-300));
   for (const s of p.without) assert.ok(!p.text.includes(squash(s)), `unwanted: ${s}`);
 });
+
+test('a licence line after the article ("Dieser Text wurde veröffentlicht unter der Lizenz CC-BY...") is chrome', { skip }, () => {
+  for (const file of ['fluter.de.vorbild.html', 'creativecommons.ch.wie.html']) {
+    const p = page(file);
+    assert.ok(!/Lizenz CC|unter CC-BY$/.test(p.text), `${file}: ${p.text.slice(-160)}`);
+    assertSnippets(p);
+  }
+});
