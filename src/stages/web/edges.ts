@@ -16,6 +16,8 @@ export interface BlockFigures {
 
 /** Leaf blocks: the units that are classified (a paragraph, a heading, a list item, a table). */
 const LEAF_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dt', 'dd', 'pre', 'table', 'blockquote', 'figure', 'div', 'section', 'address', 'tr']);
+/** A custom element (`eop-back-link`, `story-paragraph`: a hyphen in its name) is a block of its own, as a `<div>` is. */
+const isLeafTag = (name: string) => LEAF_TAGS.has(name) || name.includes('-');
 const HEADING = /^h[1-6]$/;
 
 /**
@@ -24,7 +26,7 @@ const HEADING = /^h[1-6]$/;
  * written onto a word ("manifesto™©", "Brand©") marks that word, not the page's copyright.
  */
 const CHROME_PHRASE =
-  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision (vom|erhält|erhalten|bekommen)|eine provision|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
+  /(?<![\w\u00c0-\u024f\u2122\u00ae])©|\(c\) ?\d{4}|copyright|all rights reserved|licensed under|unter der lizenz|sous licence|sofern nicht anders (ausgewiesen|angegeben|vermerkt)|unless otherwise (noted|stated|indicated)|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|tutti i diritti riservati|wszelkie prawa zastrzeżone|^\W*(fotos?|bilder?|bildquelle|titelbild|beitragsbild|photos?|image|credits?|crédits?( photos?)?|quelle|source|fuente|foto de portada)\s*:|\b(share|teilen|sharen|partager|compartir|condividi|udostępnij)\b.{0,30}$|^\W*(\d+\s+)?(comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze?)\b|newsletter|subscribe|abonnieren?|abonnez|suscríbete|sign up|log ?in\b|einloggen|anmelden|download (the|our)|\bapp\b.{0,20}(ios|android)|^\W*(anzeige|werbung|advertisement|sponsored|publicidad|pubblicità)\b|über den autor|about the author|zum autor|sobre el autor|^\W*(zurück|back|retour|volver)\b|weiterlesen|read more|mehr zum thema|mehr lesen|más información|printer[- ]?friendly|drucken|(wy)?drukuj|imprimer|imprimir|\bprint\b|affiliate|provision (vom|erhält|erhalten|bekommen)|eine provision|compensation|follow (us|the|@)|folgen? (sie )?uns|síguenos|already a subscriber|(straight|directly|delivered) to your (phone|inbox)|full story|paywall|hazte miembro|become a member|cancel(a|e)? (at )?any ?time|cancela cuando quieras|jederzeit kündbar|canal de (telegram|youtube|whatsapp)|(telegram|whatsapp|youtube)[- ]?(kanal|channel)|\bnos siga\b|siga-nos|subskrypcj|iscriviti|if you (enjoyed|liked) (reading )?this|artikel gefallen|beitrag gefallen|what you think about this (article|story|post)|stay up[- ]to[- ]date|lade weitere|load more|mehr laden|cargar más|(instant|immediate|unlimited) (online )?access|never miss|contains (affiliate links|references to products)|pdf herunterladen|download (as|the) pdf|erfolgreich hinzugefügt|successfully added|added to (your )?(cart|basket)|(nächste[nr]?|vorherige[nr]?) (artikel|beitrag)|(next|previous) (article|post|story)|inhaltsverzeichnis|table of contents|gefällt dir (unser|dieser|der)|zapraszamy (też |również )?do/i;
 const TRUNCATED_EXCERPT = /[\p{L},;]\s?(\.\.\.|…)\s*(\[?(mehr|more|weiterlesen|read more|lire la suite|leer más)\]?)?$/iu;
 const SENTENCE_END = /[.!?…\u3002\uff01\uff1f]["»«“”')]*\s*$/;
 /** A block of at least this much text, or a full sentence this long, is real prose: trimming stops there. */
@@ -55,7 +57,7 @@ function leafHolders(roots: Element[], figures: Map<Element, BlockFigures>, remo
     // Reverse pre-order visits children before their parents.
     for (let i = order.length - 1; i >= 0; i--) {
       const e = order[i]!;
-      const isTextLeaf = LEAF_TAGS.has(e.name) && (figures.get(e)?.text ?? 0) > 0;
+      const isTextLeaf = isLeafTag(e.name) && (figures.get(e)?.text ?? 0) > 0;
       if ((isTextLeaf || holders.has(e)) && e.parent instanceof Element) holders.add(e.parent);
     }
   }
@@ -71,9 +73,9 @@ function leaves(roots: Element[], figures: Map<Element, BlockFigures>, removed: 
     const f = figures.get(e);
     if (!f || f.text === 0) return false;
     const holdsLeaf = holders.has(e);
-    if (LEAF_TAGS.has(e.name)) loose.flush(); // a block ends the loose text before it
-    if (LEAF_TAGS.has(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
-    return holdsLeaf || !LEAF_TAGS.has(e.name);
+    if (isLeafTag(e.name)) loose.flush(); // a block ends the loose text before it
+    if (isLeafTag(e.name) && !holdsLeaf) out.push({ e, text: textOf(e, skip).replace(/\s+/g, ' ').trim(), figures: f });
+    return holdsLeaf || !isLeafTag(e.name);
   };
   for (const root of roots) {
     if (removed.has(root)) continue;
@@ -151,13 +153,24 @@ export function trimEdges(roots: Element[], figures: Map<Element, BlockFigures>,
   first = Math.min(first, chromeSectionStart(ls, total));
   const tail = ls.slice(first);
   const tailText = tail.reduce((a, l) => a + l.figures.text, 0);
-  if (tailText <= total * MAX_TRIMMED_SHARE) removeTail(ls, first, removed);
+  if (tailText <= total * MAX_TRIMMED_SHARE || isWidgetTail(tail)) removeTail(ls, first, removed);
   for (const l of ls.slice(0, last)) {
     // A signature line can be as long as a sentence of prose ("Le Monde | 04.05.2015 • Par ...").
     if (isProse(l) && !isBylineLine(l)) break;
     if (isHeadChrome(l) && !l.loose) removed.add(l.e);
   }
   removeInlineWidgetLines(ls.slice(0, first), removed);
+}
+
+/**
+ * A tail that opens with a stock line ("Teilen Sie dies mit:", "Related posts") and holds no prose
+ * is widgets however much of a short post's text it is (share, like and related-posts boxes under
+ * three lines of a blog post): the share cap is for tails that might be the article's own text.
+ */
+function isWidgetTail(tail: Leaf[]): boolean {
+  const head = tail[0];
+  if (!head || head.text.length >= PHRASE_MAX_CHARS || !(CHROME_PHRASE.test(head.text) || CHROME_HEADING.test(head.text))) return false;
+  return !tail.some(isProse);
 }
 
 /**
@@ -207,7 +220,7 @@ function chromeSectionStart(ls: Leaf[], total: number): number {
     if (after > total * MAX_TRIMMED_SHARE) break;
     const l = ls[i]!;
     if (HEADING.test(l.e.name) && l.text.length <= CHROME_HEADING_CHARS && CHROME_HEADING.test(l.text)) start = i;
-    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
+    else if (l.text.length <= CHROME_LABEL_CHARS && (CHROME_LABEL.test(l.text) || SUPPORT_LABEL.test(l.text) || isOnlyChromeHeading(l.text))) start = i;
   }
   return start;
 }
@@ -224,6 +237,9 @@ function isOnlyChromeHeading(t: string): boolean {
 const CHROME_LABEL =
   /^\W*(trending( now| articles| stories)?|most (read|popular|viewed)|weitere informationen|(further|more) information|weiterlesen|donate( now)?|we need your help|support us|jetzt spenden|gefällt mir|like|aufrufe|views|von|wer hat das geschrieben|articles (liés|similaires)|((diese )?(artikel|beiträge)|das) könnten? (euch|dich|sie) auch interessieren|kontakt|pressekontakt|medienkontakt|(press|media) contacts?|quellenangaben|zusatzinformationen|plus d'informations|ulteriori informazioni|więcej informacji|beliebt|am beliebtesten|meistgeklickt|popular (articles|posts|stories)|related (articles|posts|stories)|you (may|might) also like|meistgelesen|die meistgelesenen artikel|les plus lus|lo más leído|i più letti|najczęściej czytane)\W*$/i;
 const CHROME_LABEL_CHARS = 40;
+/** A label asking readers to fund the newsroom ("Apoya el periodismo incómodo", "Support independent journalism"): a pitch box follows. */
+const SUPPORT_LABEL =
+  /^\W*(apoya|support|unterstützen?|soutenez|sostieni|wesprzyj)\b[^.!?]{0,25}\b(periodismo|journalism|journalismus|journalisme|giornalismo|dziennikarstwo)\b[^.!?]{0,15}$/i;
 
 function isTailChrome(l: Leaf): boolean {
   return HEADING.test(l.e.name) || isDateStamp(l.text) || AGENCY_SIGNATURE.test(l.text) || l.figures.linkText / l.figures.text > 0.4 || (l.text.length < PHRASE_MAX_CHARS && CHROME_PHRASE.test(l.text));
@@ -242,7 +258,7 @@ const AGENCY_SIGNATURE = /^\(?(\p{L}{1,6}\s?\/\s?)+\p{L}{1,6}\)?$|^\(?\p{Lu}{2,6
 function isDateStamp(t: string): boolean {
   return t.length <= 80 && /\p{N}/u.test(t) && PUBLISHED_PHRASE.test(t);
 }
-const PUBLISHED_PHRASE = /^\W*((video )?verfügbar bis|available until|mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
+const PUBLISHED_PHRASE = /^\W*((video )?verfügbar bis|(news|release|publication) date\s?:|available until|mis à jour|publié le|updated|published|posted on|last modified|aktualisiert( am)?|veröffentlicht( am)?|stand|actualizado|publicado( el)?|aggiornato|pubblicato( il)?|zaktualizowano|opublikowano|最終更新|更新日|公開日)/i;
 
 const SHARE_LABEL =
   /^\W*(share|teilen|partager|compartir|condividi|udostępnij)( (this|the|diesen|den|cet|este|esta|questo|l'))?( ?(story|article|post|page|artikel|beitrag|artículo|noticia|nota|articolo|articol))?\W*$/i;

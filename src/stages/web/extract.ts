@@ -204,7 +204,8 @@ function markBoilerplate(doc: Document, flags: ExtractFlags): Set<Element> {
     const name = n.name;
     const role = attr(n, 'role');
     const names = classAndId(n);
-    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name));
+    // Not a comment form, even in the inclusive pass: it is never the article, only its replies.
+    const furniture = JUNK_TAGS.has(name) && !(flags.inclusive && INCLUSIVE_KEEPS.has(name) && !COMMENT_NAMES.test(names));
     const drop =
       (furniture && !holders.has(n) && !(name === 'head' && headHoldsBody(n))) ||
       (name === 'header' && !inArticle && !flags.inclusive && !holders.has(n) && !isArticleHeader(n, HEADER_TITLES)) ||
@@ -903,11 +904,10 @@ export function extractMainContent(doc: Document, flags: ExtractFlags = EXTRACT_
   const roots = distinctRoots(withArticleParts(top, gathered, scores, stats));
   if (heading) dropListingAfterArticle(roots, heading, removed);
   if (flags.cleanConditionally) cleanConditionally(roots, scores, stats, removed, flags);
-  // The inclusive pass is the last resort before a page is dropped: it prunes nothing more.
-  if (!flags.inclusive) {
-    pruneChrome(roots, stats, removed);
-    trimEdges(roots, stats, removed);
-  }
+  // The inclusive pass is the last resort before a page is dropped: it prunes no chrome inside, but
+  // its edges are trimmed as any pass's are (a copyright line after a recipe wrapped in a form).
+  if (!flags.inclusive) pruneChrome(roots, stats, removed);
+  trimEdges(roots, stats, removed);
   dropTitleHeading(roots, removed, title);
   if (trace) trace.push(...noteCandidates(scores, stats, roots, removed));
   // Found: the chosen block itself sits in an article region or right after the title (holding one is not enough: a page wrapper holds everything).

@@ -39,12 +39,13 @@ test('broken markup still gives the text in order', async () => {
     join(dir, 'broken.html'),
     '<html><body><div class="content"><p>First paragraph with enough words to count as real prose, truly.<p>Second <b>bold <i>nested</b> text</i> goes on and on, more words here.' +
       '<div>Unclosed division with a long sentence of text that keeps going for a while<table><tr><td>cell one<td>cell two</table>' +
-      '<p>Third &amp; last &copy; paragraph &#x263A; &unknown; <a href="x">link text</a> with more words to pass the limit of two hundred characters.',
+      // Not &copy;: a short last paragraph with a "©" reads as the site's copyright line, which every pass trims.
+      '<p>Third &amp; last &eacute; paragraph &#x263A; &unknown; <a href="x">link text</a> with more words to pass the limit of two hundred characters.',
   );
   const { docs } = await runWeb([dir]);
   assert.equal(docs.length, 1);
   const t = docs[0]!.text;
-  const order = ['First paragraph', 'Second **bold *nested**', 'Unclosed division', 'Third & last © paragraph ☺ &unknown; link text'];
+  const order = ['First paragraph', 'Second **bold *nested**', 'Unclosed division', 'Third & last é paragraph ☺ &unknown; link text'];
   let at = -1;
   for (const s of order) {
     const i = t.indexOf(s);
