@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseHtml, textOf } from '../src/stages/web/html.js';
 import { decodeHtml } from '../src/stages/web/encoding.js';
 import { rewriteWeb } from '../src/stages/web/stage.js';
+import { checkFlags } from './args.js';
 import { rewriteWithRules } from '../src/stages/web/rules.js';
 import { markdownToPlainText } from '../src/stages/web/plain-text.js';
 import { tokenF1 } from '../src/doc/words.js';
@@ -243,6 +244,7 @@ function option(args: string[], name: string): string | undefined {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  checkFlags(args, ['--readability-pages', '--snippets', '--worst', '--differ', '--only', '--no-yardstick', '--yardstick-cache'], USAGE);
   const worst = Number(option(args, '--worst') ?? 0);
   const extractors = args.includes('--no-yardstick') ? [] : [await readabilityExtractor(option(args, '--yardstick-cache'))];
   const rp = option(args, '--readability-pages') ?? join(sharedData, 'readability-test-pages');
@@ -256,6 +258,15 @@ async function main(): Promise<void> {
 }
 
 const DEFAULT_DIFFER = 10;
+const USAGE = `usage: npm run eval:web -- [--readability-pages DIR] [--snippets DIR] [--worst N] [--differ N]
+                        [--only readability|snippets] [--no-yardstick] [--yardstick-cache FILE]
+  --readability-pages  Readability's test pages (default: ../shared/data/readability-test-pages)
+  --snippets           the multilingual snippet set (default: ../shared/data/web-eval-trafilatura)
+  --worst N            list the N pages where midpack scores lowest
+  --differ N           list the N pages where midpack and readability.js differ most (default ${DEFAULT_DIFFER})
+  --only SET           score one set only
+  --no-yardstick       do not run readability.js (no catastrophe count)
+  --yardstick-cache F  keep readability.js's texts in F between runs`;
 
 main().catch((e) => {
   console.error(`eval-web: ${(e as Error).message}`);
