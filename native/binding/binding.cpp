@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "bpe_tokenizer.hpp"
+#include "header_lines.hpp"
 #include "json_string.hpp"
 #include "packer.hpp"
 #include "planner.hpp"
@@ -483,6 +484,22 @@ Napi::Value JsonStringInto(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(midpack::jsonStringOfUtf8(in, bytes, out.Data() + at)));
 }
 
+// headerLanguage(text): Linguist's `.h` answer for a header's text, 0 Objective-C, 1 C++, 2 C
+// (native/include/header_lines.hpp), read from a UTF-16 copy the thread keeps.
+Napi::Value HeaderLanguage(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsString()) {
+    Napi::TypeError::New(env, "headerLanguage(text: string)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  thread_local std::vector<char16_t> text;
+  size_t length = 0;
+  napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
+  if (text.size() < length + 1) text.resize(length + 1);
+  napi_get_value_string_utf16(env, info[0], text.data(), text.size(), &length);
+  return Napi::Number::New(env, static_cast<int32_t>(midpack::headerLanguage(reinterpret_cast<const uint16_t*>(text.data()), length)));
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -493,6 +510,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   exports.Set("lineSegments", Napi::Function::New(env, LineSegments));
   exports.Set("jsonStringInto", Napi::Function::New(env, JsonStringInto));
+  exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
   return exports;
 }
 

@@ -113,7 +113,7 @@ test("the .h rules in one scan give the answer of trying Linguist's rules in tur
   };
   for (const text of texts) found.set(check(text), (found.get(check(text)) ?? 0) + 1);
   assert.ok(texts.length >= 1000 && (found.get('C') ?? 0) >= 100 && (found.get('C++') ?? 0) >= 100, JSON.stringify([...found]));
-  const edges = ['#import "x.h"\n', 'int x;\n  @interface A\n', 'template <class T>\n@end\n', 'namespace a {}\r@interface X', '\f\n\ttry {', '#\n include <vector>', 'x\u2028  class A {', 'a\npublic:\r\n', '  \u00a0template<', 'std::x', '__cplusplus > 1'];
+  const edges = ['#import "x.h"\n', 'int x;\n  @interface A\n', 'template <class T>\n@end\n', 'namespace a {}\r@interface X', '\f\n\ttry {', '#\n include <vector>', 'x\u2028  class A {', 'a\npublic:\r\n', '  \u00a0template<', 'std::x', '__cplusplus > 1', '#import \n "x.h"', '#import\n.h"', '#import \u2028a.h>', '#import a.h\n"', '@end_x', '@end', '@endx\n', 'x\n\u000b template <', 'x\n using \t namespace std', 'x\n usingnamespace s', 'private:x\nprotected:', 'std::', 'tryhard', '#  include <iostream>', '#include <vectors>', 'catch (x)', 'class\n\nA', '\ufeff@interface'];
   for (const t of [...edges, ...texts.slice(0, 500)]) {
     for (const variant of [t, t.replace(/\n/g, '\r\n'), t.replace(/\n/g, '\r'), t.replace(/^ {2}/gm, '\f'), `class X\n${t}`, `${t}\n@end\n`]) check(variant);
   }
