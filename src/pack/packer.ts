@@ -125,7 +125,7 @@ interface NativeBinding {
   /** `text` as a JSON string literal in UTF-8 at `out[at]`: the bytes written, or minus the bytes needed when they do not fit (native/include/json_string.hpp; src/doc/json-line.ts). */
   jsonStringInto(text: string, out: Uint8Array, at: number): number;
   /** Linguist's `.h` heuristics' answer for a header's text: 0 Objective-C, 1 C++, 2 C (native/include/header_lines.hpp; src/stages/repos/heuristics.ts). */
-  headerLanguage(text: string): number;
+  headerLanguage?(text: string): number;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
   NativeTokenizer: new (
     byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,

@@ -89,7 +89,12 @@ const HEADER_RULES = [rule('Objective-C', OBJECTIVE_C), rule('C++', CPP), rule('
  * expressions' alternatives: a C header matches none and is read to its end, which the
  * expressions did at 1.2-1.4 ns a character (most of the language resolution's cost).
  */
-const headerRule = (text: string): HeuristicRule => HEADER_RULES[nativeBinding().headerLanguage(text)]!;
+const headerRule = (text: string): HeuristicRule => {
+  const native = nativeBinding();
+  // An addon built before the native pass (a stale native/build): the expressions, in Linguist's order.
+  if (native.headerLanguage === undefined) return HEADER_RULES.find((r) => r.matches(text))!;
+  return HEADER_RULES[native.headerLanguage(text)]!;
+};
 
 const PERL = [
   /\buse\s+(?:strict\b|v?5\b)/m,
