@@ -68,7 +68,7 @@ export function appendDocLine(doc: Doc, sink: LineSink): void {
 /** A growing buffer of JSONL lines: the lines of a batch, taken as one Buffer to write. */
 export class LineBuffer implements LineSink {
   used = 0;
-  private buf: Buffer;
+  protected buf: Buffer;
 
   constructor(private readonly initialBytes = 1 << 20) {
     this.buf = Buffer.allocUnsafe(initialBytes);

@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { Doc } from '../doc/document.js';
-import { appendDocLine, type LineSink } from '../doc/json-line.js';
+import { appendDocLine, LineBuffer } from '../doc/json-line.js';
 import { prepareSource } from './prepare-source.js';
 import type { PrepareMessage, PrepareSetup, PrepareTask } from './prepare-types.js';
 import { StageTimes } from './stage-times.js';
@@ -41,23 +41,14 @@ const post = (m: PrepareMessage) => parentPort!.postMessage(m);
 const FLUSH_MS = 50;
 const FLUSH_BYTES = 1 << 20;
 
-/** A file appended to through a growing buffer, written out at flush(). */
-class Appender implements LineSink {
-  private buf = Buffer.allocUnsafe(FLUSH_BYTES * 2);
-  used = 0;
+/** A file appended to through a growing buffer (LineBuffer's), written out at flush(). */
+class Appender extends LineBuffer {
   written = 0;
   private readonly fd: number;
 
   constructor(path: string) {
+    super(FLUSH_BYTES * 2);
     this.fd = openSync(path, 'a');
-  }
-
-  room(bytes: number): Buffer {
-    if (this.used + bytes <= this.buf.length) return this.buf;
-    const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.used + bytes));
-    this.buf.copy(bigger, 0, 0, this.used);
-    this.buf = bigger;
-    return bigger;
   }
 
   /** Appends a document's JSONL line (json-line.ts); returns its bytes. */
@@ -69,8 +60,7 @@ class Appender implements LineSink {
 
   /** Appends 32-bit words in the host's order (little-endian, as the native core requires too). */
   words(words: Uint32Array): void {
-    this.room(words.byteLength);
-    this.used += Buffer.from(words.buffer, words.byteOffset, words.byteLength).copy(this.buf, this.used);
+    this.used += Buffer.from(words.buffer, words.byteOffset, words.byteLength).copy(this.room(words.byteLength), this.used);
   }
 
   flush(): void {

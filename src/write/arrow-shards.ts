@@ -257,13 +257,10 @@ class StreamEncoder {
   private readonly writer = new PartsWriter();
 
   constructor(schema: Schema) {
-    const w = new RecordBatchStreamWriter();
-    w.reset(undefined, schema);
-    w.close();
-    const bytes = w.toUint8Array(true);
-    this.schemaMessage = bytes.subarray(0, bytes.byteLength - END_OF_STREAM.byteLength);
+    // The writer writes the schema message when it is given the schema; its batches follow it.
     this.writer.reset(undefined, schema);
-    if (Buffer.compare(Buffer.concat(this.writer.parts), this.schemaMessage) !== 0) throw new Error('internal: the Arrow writer wrote another schema message');
+    this.schemaMessage = Buffer.concat(this.writer.parts);
+    if (this.schemaMessage.byteLength === 0) throw new Error('internal: the Arrow writer wrote no schema message');
   }
 
   /** A batch's message as parts to write in order; they view the batch's buffers, valid until those change. */

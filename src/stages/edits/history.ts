@@ -168,8 +168,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
       if (parents.length <= 1) {
         // One read after another (the diff stream is read in order); a failure is thrown in its commit's turn.
         a.read = reads.then(() => readCommit(g, a, opts, context));
-        a.read.catch(() => undefined);
-        reads = a.read.catch(() => undefined);
+        reads = a.read.catch(() => undefined); // also marks a.read's failure handled until its turn awaits it
       }
       ahead.push(a);
       if (ahead.length > READ_AHEAD_COMMITS) yield await turn(ahead.shift()!);

@@ -1,3 +1,6 @@
+/** endingWith's questions answered by a scan of the distinct lines before they are sorted by suffix. */
+const SCANS_BEFORE_SORT = 16;
+
 /**
  * One index of a file's lines for counting where a SEARCH block occurs, without rescanning the
  * file per candidate: each distinct line gets an id and the sorted list of where it occurs, and
@@ -10,9 +13,6 @@
  * longer line. So the block occurs at line i exactly when line i ends with its first line and
  * lines i+1... equal the rest: occurrences are counted from the rarest of its lines.
  */
-/** endingWith's questions answered by a scan of the distinct lines before they are sorted by suffix. */
-const SCANS_BEFORE_SORT = 16;
-
 export class LineIndex {
   private readonly idOf = new Map<string, number>();
   private readonly texts: string[] = [];
