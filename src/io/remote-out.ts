@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sha256File } from '../write/files.js';
+import { manifestDataFiles, sha256File, type ManifestFileLists } from '../write/files.js';
 import { OUTPUT_MARKER } from './inputs.js';
 import { isRemote, joinRemote } from './remote.js';
 import { deleteObjects, getObject, listObjects, PART_BYTES, putObject, storedSha256, takeRemoteLock, uploadFile, StorageError, type RemoteLockBody } from './s3.js';
@@ -153,14 +153,13 @@ async function publish(o: RemoteOutOptions): Promise<void> {
  */
 function manifestHashes(dir: string): Map<string, { sha256: string; bytes: number }> {
   const known = new Map<string, { sha256: string; bytes: number }>();
-  let m: { shards?: { filename: string; sha256?: string; bytes?: number }[]; megatron?: { path: string; sha256?: string; bytes?: number }[] };
+  let m: ManifestFileLists;
   try {
     m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
   } catch {
     return known; // sendFile hashes what it does not know
   }
-  const entries = [...(m.shards ?? []).map((s) => ({ ...s, path: `shards/${s.filename}` })), ...(m.megatron ?? [])];
-  for (const e of entries) if (typeof e.sha256 === 'string' && typeof e.bytes === 'number') known.set(e.path, { sha256: e.sha256, bytes: e.bytes });
+  for (const f of manifestDataFiles(m)) if (typeof f.sha256 === 'string' && typeof f.bytes === 'number') known.set(f.path, { sha256: f.sha256, bytes: f.bytes });
   return known;
 }
 

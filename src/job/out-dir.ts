@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, linkSync, mkdirSync, readFileSync, r
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { writeFileAtomic } from '../write/files.js';
+import { manifestDataFiles, writeFileAtomic, type ManifestFileLists } from '../write/files.js';
 import { OUTPUT_MARKER } from '../io/inputs.js';
 import { isRemote } from '../io/remote.js';
 import { remoteEntriesSync } from '../io/storage.js';
@@ -229,13 +229,8 @@ function legacyOutput(dir: string): Marker | undefined {
 }
 
 /** The files a pack manifest names, relative to its folder. */
-export function manifestFiles(m: { shards?: { filename: string }[]; megatron?: { path: string }[]; doc_lengths?: { path: string } }): string[] {
-  return [
-    ...(m.shards ?? []).map((s) => join('shards', s.filename)),
-    ...(m.megatron ?? []).map((f) => f.path),
-    ...(m.doc_lengths ? [m.doc_lengths.path] : []),
-    ...FIXED_FILES,
-  ];
+export function manifestFiles(m: ManifestFileLists): string[] {
+  return [...manifestDataFiles(m).map((f) => f.path), ...FIXED_FILES];
 }
 
 /** Files every pack output has besides its shards, Megatron files and lengths. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DirectFile } from './direct-file.js';
 import { HashThread } from './hash-thread.js';
 
@@ -186,4 +186,20 @@ export class GrowUint8 extends Grow<Uint8Array> {
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
   throw new Error('midpack writers need a little-endian machine (the Arrow and Megatron files are little-endian)');
+}
+
+/** What a pack manifest records of its data files (the fields manifestDataFiles reads). */
+export interface ManifestFileLists {
+  shards?: { filename: string; bytes?: number; sha256?: string }[];
+  megatron?: { path: string; bytes?: number; sha256?: string }[];
+  doc_lengths?: { path: string; sha256?: string };
+}
+
+/** The data files a pack manifest names (shards, Megatron files, lengths), relative to its folder, with the size and sha256 it records. */
+export function manifestDataFiles(m: ManifestFileLists): { path: string; bytes?: number; sha256?: string }[] {
+  return [
+    ...(m.shards ?? []).map((s) => ({ path: join('shards', s.filename), bytes: s.bytes, sha256: s.sha256 })),
+    ...(m.megatron ?? []).map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })),
+    ...(m.doc_lengths ? [{ path: m.doc_lengths.path, sha256: m.doc_lengths.sha256 }] : []),
+  ];
 }
