@@ -11,7 +11,7 @@ import { countDedup } from '../src/stages/hygiene/dedup-count.js';
 import { readIndexHeader } from '../src/stages/hygiene/dedup-index.js';
 import { resolveDedupOptions, type DedupOptions } from '../src/stages/hygiene/dedup-options.js';
 import { namedPairs, SignatureFile } from '../src/stages/hygiene/lsh.js';
-import { buildTruthCorpus, truthPairs, type TruthCorpus } from './build-hygiene-corpus.js';
+import { truthPairs, type TruthCorpus } from './build-hygiene-corpus.js';
 
 export interface NearEval {
   items: number;

@@ -1,7 +1,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
-import { FastBpe, vocabularyMemo, type TokenizerJson } from './fast-bpe.js';
+import { FastBpe, vocabularyMemo } from './fast-bpe.js';
 import { PieceMemo, type MemoBuffers } from './piece-memo.js';
 import { nfcWithMap, normalizerIsNfc, referenceNfc } from './nfc.js';
 import { prepareTokenizer, type PreparedTokenizer } from './prepared.js';

@@ -117,7 +117,7 @@ export class DiffTreeStream {
   private stderr = '';
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly maxBytes: number,
   ) {
     const args = ['-C', dir, '-c', 'core.quotePath=false', 'diff-tree', '--stdin', '-r', '-M', '--raw', '-p', '--root', '--no-commit-id'];

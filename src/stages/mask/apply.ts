@@ -1,4 +1,4 @@
-import type { Doc, Span } from '../../doc/document.js';
+import type { Span } from '../../doc/document.js';
 import type { Stage } from '../../core/stage.js';
 import { addSpan } from '../../doc/text-builder.js';
 import { byFrequency, paramsOf, readCountsHeader, readSamples, RecordCursor, type CountsHeader } from './counts-file.js';

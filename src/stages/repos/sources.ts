@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, existsSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { spawn } from 'node:child_process';
 import { contentFilter, pathFilter, sizeFilter, textFilter, type FilterOptions } from './filters.js';

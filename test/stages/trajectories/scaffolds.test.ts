@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collect, defaultContext } from '../../../src/core/stage.js';
+import { defaultContext } from '../../../src/core/stage.js';
 import { firstDifference, type ToolDef, type Trajectory } from '../../../src/stages/trajectories/model.js';
 import { checkCalls, filteredTrajectories, resolveTrajectoriesOptions, toOpenaiRow } from '../../../src/stages/trajectories/index.js';
 import { readOpenaiRow } from '../../../src/stages/trajectories/readers.js';
 import { TrajectoryStats } from '../../../src/stages/trajectories/stats.js';
 import { sharedDir } from '../../helpers/paths.js';
 import { midpack } from '../../helpers/run-cli.js';
-import { runSource, sweAgentDir, tmp } from './helpers.js';
+import { sweAgentDir, tmp } from './helpers.js';
 import { slow } from '../../helpers/tiers.js';
 
 /** The scaffolds' own files (provenance and format notes in each folder's SOURCE.md). */
