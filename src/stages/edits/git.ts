@@ -38,7 +38,7 @@ export async function* gitLines(dir: string, args: string[]): AsyncIterable<stri
 }
 
 /**
- * `git cat-file --batch-command`: object sizes and contents without a process per object.
+ * `git cat-file --batch-command --buffer`: object sizes and contents without a process per object.
  * Requests may overlap (a walk reads the next commit's objects while this one's context is
  * built): each is written at once and its answers are read in turn, in the order written, as git
  * gives them.
@@ -60,7 +60,10 @@ export class CatFile {
   private reads: Promise<unknown> = Promise.resolve();
 
   constructor(dir: string) {
-    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command']);
+    // --buffer: git holds a request's small answers (info lines, headers) until its `flush`
+    // instead of a pipe write each (each a wake-up and a read here): cat-file's writes on the
+    // go-readability walk 14,483 -> 8,891 (a large blob still goes out in 16 KB writes).
+    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command', '--buffer']);
     this.proc.stdout.on('data', (d: Buffer) => {
       this.pending.push(d);
       this.pendingBytes += d.length;
@@ -98,7 +101,7 @@ export class CatFile {
 
   /** Writes `commands` now; `read` reads their answers once every earlier request's are read. */
   private request<T>(commands: string, read: () => Promise<T>): Promise<T> {
-    this.proc.stdin.write(commands);
+    this.proc.stdin.write(`${commands}flush\n`);
     const answer = this.reads.then(read);
     this.reads = answer.catch(() => undefined);
     return answer;
