@@ -100,39 +100,64 @@ const isTerm = (t: string) => t.length >= 2 && !STOPWORDS.has(t);
 
 /** The text's terms, in order. */
 export function bm25Terms(text: string): string[] {
-  const out: string[] = [];
-  scanTerms(text, {
-    range: (start, end, upper) => {
-      const t = upper ? text.slice(start, end).toLowerCase() : text.slice(start, end);
-      if (!STOPWORDS.has(t)) out.push(t);
-    },
-    word: (t) => {
-      if (isTerm(t)) out.push(t);
-    },
-  });
-  return out;
+  const list = new TermList(text);
+  scanTerms(text, list);
+  return list.terms;
 }
 
 /** The text's term counts: bm25Terms' terms counted as they are found, the stopwords taken out once at the end. */
 export function termCounts(text: string): TermCounts {
-  const counts = new Map<string, number>();
-  let length = 0;
-  const count = (t: string) => {
-    counts.set(t, (counts.get(t) ?? 0) + 1);
-    length++;
-  };
-  scanTerms(text, {
-    range: (start, end, upper) => count(upper ? text.slice(start, end).toLowerCase() : text.slice(start, end)),
-    word: (t) => {
-      if (t.length >= 2) count(t);
-    },
-  });
-  // Deleting keeps the other terms in the order they first occurred, as never counting the stopwords would.
-  for (const stop of STOPWORDS) {
-    const n = counts.get(stop);
-    if (n === undefined) continue;
-    counts.delete(stop);
-    length -= n;
+  const tally = new TermTally(text);
+  scanTerms(text, tally);
+  return tally.result();
+}
+
+/**
+ * The sinks are classes, not closures made per call: scanTerms' calls to them stay monomorphic
+ * for its optimized code (closures made anew for each text deoptimized it on every file).
+ */
+class TermList implements TermSink {
+  readonly terms: string[] = [];
+
+  constructor(private readonly text: string) {}
+
+  range(start: number, end: number, upper: boolean): void {
+    const t = upper ? this.text.slice(start, end).toLowerCase() : this.text.slice(start, end);
+    if (!STOPWORDS.has(t)) this.terms.push(t);
   }
-  return { length, counts };
+
+  word(t: string): void {
+    if (isTerm(t)) this.terms.push(t);
+  }
+}
+
+class TermTally implements TermSink {
+  private readonly counts = new Map<string, number>();
+  private length = 0;
+
+  constructor(private readonly text: string) {}
+
+  range(start: number, end: number, upper: boolean): void {
+    this.count(upper ? this.text.slice(start, end).toLowerCase() : this.text.slice(start, end));
+  }
+
+  word(t: string): void {
+    if (t.length >= 2) this.count(t);
+  }
+
+  private count(t: string): void {
+    this.counts.set(t, (this.counts.get(t) ?? 0) + 1);
+    this.length++;
+  }
+
+  result(): TermCounts {
+    // Deleting keeps the other terms in the order they first occurred, as never counting the stopwords would.
+    for (const stop of STOPWORDS) {
+      const n = this.counts.get(stop);
+      if (n === undefined) continue;
+      this.counts.delete(stop);
+      this.length -= n;
+    }
+    return { length: this.length, counts: this.counts };
+  }
 }
