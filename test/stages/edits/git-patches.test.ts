@@ -177,7 +177,17 @@ test('CatFile requests that overlap (the next commits read while one becomes sam
     const blobs = g(dir, 'ls-tree', '-r', 'HEAD~1').trim().split('\n').map((l) => l.split(/\s+/)[2]!);
     const commits = g(dir, 'rev-list', 'HEAD').trim().split('\n');
     // All asked in one turn, none awaited before the next is written: answers come back in the order written.
-    const [many, infos, one, message, missing] = await Promise.all([cat.contentsMany(blobs), cat.infoMany([...blobs].reverse()), cat.contents(blobs[0]!), cat.contents(commits[1]!), cat.info('0'.repeat(40))]);
+    const empty = execFileSync('git', ['-C', dir, 'hash-object', '-w', '--stdin'], { input: '' }).toString().trim();
+    const [many, infos, one, message, missing, odd] = await Promise.all([
+      cat.contentsMany(blobs),
+      cat.infoMany([...blobs].reverse()),
+      cat.contents(blobs[0]!),
+      cat.contents(commits[1]!),
+      cat.info('0'.repeat(40)),
+      cat.contentsMany([empty, '0'.repeat(40), blobs[1]!]),
+    ]);
+    // An empty blob, then a missing object (a header and no body), then a blob: each its own answer.
+    assert.deepEqual(odd.map((b) => b?.toString('latin1')), ['', undefined, many[1]!.toString('latin1')]);
     assert.deepEqual(many.map((b) => b!.toString('latin1')), blobs.map((b) => execFileSync('git', ['-C', dir, 'cat-file', 'blob', b]).toString('latin1')));
     assert.deepEqual(infos.map((i) => i!.size), [...blobs].reverse().map((b) => Number(g(dir, 'cat-file', '-s', b).trim())));
     assert.equal(one!.toString('latin1'), many[0]!.toString('latin1'));
