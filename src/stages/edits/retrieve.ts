@@ -40,21 +40,27 @@ export function rankBm25<T>(query: string, docs: readonly Bm25Doc<T>[], n: numbe
   const q = [...new Set(bm25Terms(query))];
   if (q.length === 0) return [];
   const avgdl = docs.reduce((s, d) => s + lengthOf(d), 0) / docs.length || 1;
-  // Each document's term frequencies for the query, looked up once: both the idf and the score use them.
-  const tfs = docs.map((d) => q.map((t) => tfOf(d, t)));
-  const idf = q.map((_, k) => {
-    let df = 0;
-    for (const tf of tfs) if (tf[k]! > 0) df++;
-    return Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
-  });
+  // Each document's term frequencies for the query, looked up once (row i, column k): both the idf and the score use them.
+  const m = q.length;
+  const tfs = new Int32Array(docs.length * m);
+  const df = new Int32Array(m);
+  for (let i = 0; i < docs.length; i++) {
+    for (let k = 0; k < m; k++) {
+      const tf = tfOf(docs[i]!, q[k]!);
+      tfs[i * m + k] = tf;
+      if (tf > 0) df[k]!++;
+    }
+  }
+  const idf = Array.from(df, (n) => Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)));
   const scored: Scored<T>[] = [];
-  for (const [i, d] of docs.entries()) {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOf(d)) / avgdl);
+  for (let i = 0; i < docs.length; i++) {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOf(docs[i]!)) / avgdl);
     let score = 0;
-    tfs[i]!.forEach((tf, k) => {
+    for (let k = 0; k < m; k++) {
+      const tf = tfs[i * m + k]!;
       if (tf) score += (idf[k]! * tf * (BM25_K1 + 1)) / (tf + norm);
-    });
-    if (score > 0) scored.push({ item: d.item, score });
+    }
+    if (score > 0) scored.push({ item: docs[i]!.item, score });
   }
   // A stable sort keeps document order among equal scores.
   return scored.sort((a, b) => b.score - a.score).slice(0, n);
