@@ -20,7 +20,11 @@
  * .bench/edits/), walked at `--rev` (default HEAD): the shared go-readability bundle
  * (../shared/data/histories/, 187 commits with large HTML test fixtures) is the history-heavy case.
  *
- *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1] [--history PATH [--rev REV]]
+ * `--samples N`: each round walks N times with each build, alternated, and prints the median wall
+ * and the median CPU time of each (and every walk's): on a loaded machine one walk's CPU time
+ * varies by a third, more than the changes it is to show.
+ *
+ *   npm run bench:history -- [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 1] [--samples 1] [--history PATH [--rev REV]]
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +38,8 @@ const REV = opt('--rev') ?? (history ? 'HEAD' : '38a73f5');
 const dir = join(repoRoot, '.bench', 'edits');
 const baseline = opt('--baseline');
 const rounds = Number(opt('--rounds') ?? 1);
+/** Walks per build in a round, the builds alternated: the median is printed (one walk on a loaded 2-core machine varies by a third). */
+const samples = Math.max(1, Number(opt('--samples') ?? 1));
 const sameContext = args.includes('--baseline-context') ? ['--retrieve', '0', '--context-tokens', '0'] : [];
 
 /** The history walked: midpack's own, or `--history` (a bundle or a repository), cloned without a checkout. */
@@ -125,14 +131,27 @@ const commits = Number(spawnSync('git', ['-C', repo, 'rev-list', '--count', REV]
 process.stdout.write(`bench:history  ${history ? basename(history) : "midpack's own history"} at ${REV}: ${commits} commits, edits stage alone (formats sr,diff; git apply --check on${sameContext.length ? `; this build ${sameContext.join(' ')}` : ''})\n`);
 /** Commits/s once started: the walk's time less a one-commit walk's (loading modules and the tokenizer, starting git). */
 const started = (m: Measure, one: Measure) => (commits - 1) / Math.max(1e-3, m.seconds - one.seconds);
+/** The walk `samples` times (this build and the baseline alternated by the caller): the median wall and the median CPU time, each over the samples, with the other figures of the first. */
+function median(ms: Measure[]): Measure {
+  const mid = <T>(xs: T[], by: (x: T) => number) => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
+  return { ...ms[0]!, seconds: mid(ms, (m) => m.seconds).seconds, cpu: mid(ms, (m) => m.cpu).cpu, rssMB: Math.max(...ms.map((m) => m.rssMB)) };
+}
+
 for (let round = 1; round <= rounds; round++) {
-  const now = runEdits(repoRoot, repo, 'this', sameContext);
+  const nows: Measure[] = [];
+  const bases: Measure[] = [];
+  for (let k = 0; k < samples; k++) {
+    nows.push(runEdits(repoRoot, repo, 'this', sameContext));
+    if (baseline) bases.push(runEdits(baseline, repo, 'baseline'));
+  }
+  const now = median(nows);
   const nowOne = runEdits(repoRoot, repo, 'this-one', [...sameContext, '--max-commits', '1']);
-  process.stdout.write(describe(`this build   round ${round}`, now, commits) + '\n');
+  const each = (ms: Measure[]) => (samples > 1 ? ` [each walk: ${ms.map((m) => `${m.seconds.toFixed(2)} s, CPU ${m.cpu.toFixed(2)} s`).join('; ')}]` : '');
+  process.stdout.write(describe(`this build   round ${round}${samples > 1 ? `, median of ${samples}` : ''}`, now, commits) + each(nows) + '\n');
   if (baseline) {
-    const base = runEdits(baseline, repo, 'baseline');
+    const base = median(bases);
     const baseOne = runEdits(baseline, repo, 'baseline-one', ['--max-commits', '1']);
-    process.stdout.write(describe(`baseline     round ${round}`, base, commits) + '\n');
+    process.stdout.write(describe(`baseline     round ${round}${samples > 1 ? `, median of ${samples}` : ''}`, base, commits) + each(bases) + '\n');
     process.stdout.write(`speed-up this / baseline: ${(base.seconds / now.seconds).toFixed(2)}x in commits/s (CPU ${(base.cpu / now.cpu).toFixed(2)}x); git processes ${now.gitStarts} against ${base.gitStarts}\n`);
     const [a, b] = [started(now, nowOne), started(base, baseOne)];
     process.stdout.write(`once started (less a one-commit walk: ${nowOne.seconds.toFixed(2)} s against ${baseOne.seconds.toFixed(2)} s): ${a.toFixed(1)} commits/s against ${b.toFixed(1)}, ${(a / b).toFixed(2)}x\n`);

@@ -1,7 +1,7 @@
 /**
  * The context builders' caches of one thread in one budget of bytes: what a blob, a path or a
- * tree object gives (BM25 term counts, token counts, a tree's entries, a blob's size), keyed by
- * its id, so a key names the same value whichever walk fills it. The walks a thread runs (the
+ * tree object gives (BM25 term counts, token counts, a tree's entries, a blob's size, a context
+ * file's text), keyed by its id, so a key names the same value whichever walk fills it. The walks a thread runs (the
  * pieces of a history, a run's edits sources) share it, and a run's threads split one stated
  * budget (`contextCacheMb`, over `shareContentCaches(threads)`): memory is set by configuration,
  * not by the number of pieces. The least recently used entries go first; a value's bytes are an

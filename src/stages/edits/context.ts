@@ -101,7 +101,7 @@ export class ContextBuilder {
   /**
    * This thread's share of the run's cache budget: blobs' term counts (`t`), paths' term counts
    * (`p`: a path recurs in every commit's tree, its terms need not be split again), files' token
-   * counts per counter (`k`), and TreeFiles' trees and sizes.
+   * counts per counter (`k`), retrieved and related files' texts (`x`), and TreeFiles' trees and sizes.
    */
   private readonly cache: ContentCache;
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
@@ -259,14 +259,31 @@ export class ContextBuilder {
     return known;
   }
 
-  /** The entries that are text, with their contents, read in one request. */
+  /**
+   * The entries that are text, with their contents: from the cache, the others read in one
+   * request. A history's commits retrieve the same few files again and again (go-readability:
+   * 732 reads of 204 blobs, 13.5 MB read for 3.1 MB of texts), so their texts are cached like
+   * their term counts (`x`: the text, or null when the blob is not text).
+   */
   private async readFiles(cat: CatFile, entries: readonly TreeEntry[]): Promise<(RepoFile & { sha: string })[]> {
-    const bodies = await cat.contentsMany(entries.map((e) => e.sha));
-    const out: (RepoFile & { sha: string })[] = [];
-    entries.forEach((e, i) => {
-      const text = bodies[i] && decodeText(bodies[i]);
-      if (text !== undefined) out.push({ path: e.path, content: text, sha: e.sha });
+    const texts = new Map<string, string | null>();
+    const missing: string[] = [];
+    for (const e of entries) {
+      const text = this.cache.get<string | null>(`x\0${e.sha}`);
+      if (text === undefined) missing.push(e.sha);
+      else texts.set(e.sha, text);
+    }
+    const bodies = await cat.contentsMany(missing);
+    missing.forEach((sha, i) => {
+      const text = (bodies[i] && decodeText(bodies[i])) ?? null;
+      texts.set(sha, text);
+      this.cache.set(`x\0${sha}`, text, 2 * (text?.length ?? 0));
     });
+    const out: (RepoFile & { sha: string })[] = [];
+    for (const e of entries) {
+      const text = texts.get(e.sha)!;
+      if (text !== null) out.push({ path: e.path, content: text, sha: e.sha });
+    }
     return out;
   }
 

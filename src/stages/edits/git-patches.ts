@@ -2,16 +2,17 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileHeaderNames } from './git-diff.js';
 
 /**
- * A commit's changed files and git's own patch for each, from ONE long-running
- * `git diff-tree --stdin -r -M --raw -p` per repository: a commit id is written to its stdin,
- * then a line that is not an object name, which diff-tree copies to its output (and flushes)
- * after the commit's diff: that line marks where the commit's output ends.
+ * A commit's changed files and git's own patch for each, from long-running `git diff-tree
+ * --stdin` processes per repository (one lists with `--raw`, one writes patches with `-p`): a
+ * commit id is written to its stdin, then a line that is not an object name, which diff-tree
+ * copies to its output (and flushes) after the commit's diff: that line marks where the commit's
+ * output ends.
  *
  * The patch of a file is git's text with its `index` line left out (the abbreviated object
  * names depend on what else the repository holds, not on the change). Paths are written bare
  * (core.quotePath=false), C-quoted only for control characters, `"` and `\`, as git-diff.ts does.
- * A commit whose output is over `maxBytes` is not kept: the caller lists its files with one
- * plain `git diff-tree --raw` (they get no git patch), so memory is bounded by the cap.
+ * A commit whose patch is over `maxBytes` is not kept (its files get no git patch), so memory is
+ * bounded by the cap.
  */
 export interface RawEntry {
   oldMode: string;
@@ -95,42 +96,43 @@ function markerAt(tail: Buffer, buf: Buffer, marker: Buffer): number | undefined
   return j < 0 ? undefined : j + 1;
 }
 
+/** A request of a MarkedOutputs: its marker line, and where its output goes. */
+interface Asked {
+  marker: Buffer;
+  resolve: (text: string | undefined) => void;
+  reject: (e: Error) => void;
+}
+
 /**
- * The long-running `git diff-tree --stdin` of one repository. Commits may be asked ahead
- * (`prefetch`): git diffs them while the caller works on earlier ones; outputs come back in
- * the order asked, each cut at its marker line.
+ * One long-running `git diff-tree --stdin`: commits may be asked ahead (git diffs them while the
+ * caller works on earlier ones); outputs come back in the order asked, each cut at its marker
+ * line. An output over `maxBytes` is not kept (undefined), so memory is bounded by the cap.
  */
-export class DiffTreeStream {
+class MarkedOutputs {
   private readonly proc: ChildProcessWithoutNullStreams;
   /** Asked, in order; the first is the one whose output is being read. */
-  private readonly asked: { seq: number; marker: Buffer }[] = [];
-  private readonly seqOf = new Map<string, number>();
-  private readonly done = new Map<number, string | undefined>();
+  private readonly asked: Asked[] = [];
   private cur: Buffer[] = [];
   private curSize = 0;
   private overflow = false;
   /** The last bytes of the output being read (a '\n' before its first byte), to find a marker cut between chunks. */
   private tail = NL;
   private seq = 0;
-  private wake: (() => void) | undefined;
+  private unsent = '';
   private failed: Error | undefined;
   private stderr = '';
 
   constructor(
     dir: string,
+    args: readonly string[],
     private readonly maxBytes: number,
   ) {
-    const args = ['-C', dir, '-c', 'core.quotePath=false', 'diff-tree', '--stdin', '-r', '-M', '--raw', '-p', '--root', '--no-commit-id'];
-    args.push('--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/');
-    this.proc = spawn('git', args);
-    this.proc.stdout.on('data', (d: Buffer) => {
-      this.take(d);
-      this.wake?.();
-    });
+    this.proc = spawn('git', ['-C', dir, '-c', 'core.quotePath=false', 'diff-tree', '--stdin', ...args]);
+    this.proc.stdout.on('data', (d: Buffer) => this.take(d));
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr = (this.stderr + d).slice(-4000)));
     const fail = (e: Error) => {
       this.failed ??= e;
-      this.wake?.();
+      for (const a of this.asked.splice(0)) a.reject(this.failed);
     };
     this.proc.on('error', fail);
     this.proc.on('close', (code) => fail(new Error(`git diff-tree --stdin ended (${code}) in ${dir}: ${this.stderr.trim()}`)));
@@ -150,8 +152,8 @@ export class DiffTreeStream {
       }
       if (at > 0) this.append(buf.subarray(0, at));
       else if (at < 0 && !this.overflow) this.cur = [Buffer.concat(this.cur).subarray(0, this.curSize + at)];
-      this.done.set(head.seq, this.overflow ? undefined : Buffer.concat(this.cur).toString('utf8'));
       this.asked.shift();
+      head.resolve(this.overflow ? undefined : Buffer.concat(this.cur).toString('utf8'));
       [this.cur, this.curSize, this.overflow, this.tail] = [[], 0, false, NL];
       buf = buf.subarray(at + head.marker.length);
     }
@@ -167,47 +169,85 @@ export class DiffTreeStream {
     } else this.cur.push(b);
   }
 
-  /** Asks git for a commit's diff now, to be taken later with `commit`. */
-  prefetch(commit: string): void {
-    if (this.seqOf.has(commit)) return;
-    const seq = ++this.seq;
-    const marker = Buffer.from(`${SENTINEL} ${seq}\n`);
-    this.seqOf.set(commit, seq);
-    this.asked.push({ seq, marker });
-    // Asks made in one turn go to git in one write (a pipe write is a wake-up of git each).
+  /** Asks git for a commit's output; asks made in one event-loop turn go to git in one write (a pipe write is a wake-up of git each). */
+  output(commit: string): Promise<string | undefined> {
+    if (this.failed) return Promise.reject(this.failed);
+    const marker = Buffer.from(`${SENTINEL} ${++this.seq}\n`);
+    const answer = new Promise<string | undefined>((resolve, reject) => this.asked.push({ marker, resolve, reject }));
     if (!this.unsent) setImmediate(() => this.send());
     this.unsent += `${commit}\n${marker.toString('latin1')}`;
+    return answer;
   }
 
-  private unsent = '';
-
-  private send(): void {
-    if (this.unsent) this.proc.stdin.write(this.unsent);
+  /** Writes the asks not written yet now. */
+  send(): void {
+    if (this.unsent && !this.failed) this.proc.stdin.write(this.unsent);
     this.unsent = '';
-  }
-
-  /** The commit's raw entries and patches; `raw` is undefined when its output was over the cap. */
-  async commit(commit: string): Promise<{ raw?: RawEntry[]; patches: Map<string, string> }> {
-    this.prefetch(commit);
-    this.send();
-    const seq = this.seqOf.get(commit)!;
-    while (!this.done.has(seq)) {
-      if (this.failed) throw this.failed;
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
-    const text = this.done.get(seq);
-    this.done.delete(seq);
-    this.seqOf.delete(commit);
-    if (text === undefined) return { patches: new Map() };
-    const body = text;
-    const blank = body.indexOf('\n\n');
-    const raw = parseRawLines((blank < 0 ? body : body.slice(0, blank)).split('\n'));
-    return { raw, patches: blank < 0 ? new Map() : splitPatch(body.slice(blank + 2)) };
   }
 
   close(): void {
     this.unsent = '';
     this.proc.stdin.end();
+  }
+}
+
+/** What DiffTreeStream gives for a commit: its raw entries, and git's patch of each file when it was asked and fits the cap. */
+export interface CommitDiff {
+  /** Undefined when even the listing was over its cap (the caller lists the files another way). */
+  raw?: RawEntry[];
+  patches: Map<string, string>;
+}
+
+/** The raw listing of a commit held at most: about 100 bytes a file, so a million files. */
+const RAW_CAP = 128 << 20;
+
+/**
+ * A repository's commits' changed files and git's patches, from two long-running `git diff-tree
+ * --stdin` processes: one lists each commit's files (`--raw`, cheap), the other writes the patches
+ * (`-p`), asked only for a commit whose listing `wantsPatch` accepts. A commit over the walk's
+ * file limit is not diffed at all: on the go-readability history, two such commits (187 and 60
+ * files of HTML fixtures) were 30 MB of the 40 MB of patches git wrote and the walk read.
+ */
+export class DiffTreeStream {
+  private readonly raws: MarkedOutputs;
+  private readonly patchTexts: MarkedOutputs;
+  private readonly asked = new Map<string, Promise<CommitDiff>>();
+
+  constructor(
+    dir: string,
+    maxBytes: number,
+    private readonly wantsPatch: (raw: readonly RawEntry[]) => boolean = () => true,
+  ) {
+    const common = ['-r', '-M', '--root', '--no-commit-id'];
+    this.raws = new MarkedOutputs(dir, [...common, '--raw'], RAW_CAP);
+    this.patchTexts = new MarkedOutputs(dir, [...common, '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/'], maxBytes);
+  }
+
+  /** Asks git for a commit's diff now, to be taken later with `commit`. */
+  prefetch(commit: string): void {
+    if (this.asked.has(commit)) return;
+    const diff = this.raws.output(commit).then(async (rawText): Promise<CommitDiff> => {
+      if (rawText === undefined) return { patches: new Map() };
+      const raw = parseRawLines(rawText.split('\n'));
+      if (!this.wantsPatch(raw)) return { raw, patches: new Map() };
+      const text = await this.patchTexts.output(commit);
+      return { raw, patches: text === undefined ? new Map() : splitPatch(text) };
+    });
+    diff.catch(() => undefined); // thrown where `commit` awaits it
+    this.asked.set(commit, diff);
+  }
+
+  /** The commit's raw entries and patches (none when its patch was not asked or over the cap). */
+  async commit(commit: string): Promise<CommitDiff> {
+    this.prefetch(commit);
+    this.raws.send();
+    const diff = this.asked.get(commit)!;
+    this.asked.delete(commit);
+    return diff;
+  }
+
+  close(): void {
+    this.raws.close();
+    this.patchTexts.close();
   }
 }

@@ -37,117 +37,115 @@ export async function* gitLines(dir: string, args: string[]): AsyncIterable<stri
   if (code !== 0) throw new Error(`git ${args.join(' ')} in ${dir}: ${stderr.trim() || `exit ${code}`}`);
 }
 
+/** An object's header as cat-file gives it; undefined when git has no such object. */
+export type ObjectInfo = { type: string; size: number } | undefined;
+
+/** A request written to cat-file: its answers, read in turn as git's output arrives. */
+interface CatRequest {
+  contents: boolean;
+  left: number;
+  answers: (ObjectInfo | Buffer | undefined)[];
+  resolve: (answers: (ObjectInfo | Buffer | undefined)[]) => void;
+  reject: (e: Error) => void;
+}
+
 /**
- * `git cat-file --batch-command`: object sizes and contents without a process per object.
+ * `git cat-file --batch-command --buffer`: object sizes and contents without a process per object.
  * Requests may overlap (a walk reads the next commit's objects while this one's context is
- * built): each is written at once and its answers are read in turn, in the order written, as git
- * gives them.
+ * built): each is written at once and its answers are read in the order written, as git gives
+ * them. git's output is parsed as it arrives (`take`: header lines, then a body of the size the
+ * header gives), each body copied once from the pipe's chunks; a request's promise settles when
+ * its last answer is in.
  */
 export class CatFile {
   private readonly proc: ChildProcessWithoutNullStreams;
-  private buf: Buffer = Buffer.alloc(0);
-  /**
-   * Output not yet joined to `buf`: chunks are joined once the reader has the bytes it waits for
-   * (`need`), not on every chunk, so a blob of megabytes arriving in 64 KB chunks is copied once,
-   * not once per chunk (which copied a history's fixtures many times over).
-   */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private need = 1;
-  private wake: (() => void) | undefined;
+  /** Requests written and not fully answered, in order. */
+  private readonly requests: CatRequest[] = [];
+  /** The start of a header line whose end has not arrived. */
+  private head: Buffer = Buffer.alloc(0);
+  /** The body being read: its size, the chunks of it so far (its final newline included). */
+  private body: { size: number; parts: Buffer[]; got: number } | undefined;
   private failed: Error | undefined;
-  /** The reads of the requests written so far: a request's answers are read after all earlier ones. */
-  private reads: Promise<unknown> = Promise.resolve();
 
   constructor(dir: string) {
-    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command']);
-    this.proc.stdout.on('data', (d: Buffer) => {
-      this.pending.push(d);
-      this.pendingBytes += d.length;
-      if (this.buf.length + this.pendingBytes >= this.need) this.wake?.();
-    });
+    // --buffer: git holds a request's small answers (info lines, headers) until its `flush`
+    // instead of a pipe write each (each a wake-up and a read here): cat-file's writes on the
+    // go-readability walk 14,483 -> 8,891 (a large blob still goes out in 16 KB writes).
+    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command', '--buffer']);
+    this.proc.stdout.on('data', (d: Buffer) => this.take(d));
     const fail = (e: Error) => {
-      this.failed = e;
-      this.wake?.();
+      this.failed ??= e;
+      for (const r of this.requests.splice(0)) r.reject(this.failed);
     };
     this.proc.on('error', fail);
     this.proc.on('close', () => fail(new Error(`git cat-file ended in ${dir}`)));
     this.proc.stdin.on('error', fail);
   }
 
-  /** Waits until `n()` finds what it looks for in `buf` (>= 0), each try with at least `bytes` in `buf` when the output has them. */
-  private async waitFor(n: () => number, bytes: () => number): Promise<number> {
-    for (;;) {
-      this.need = bytes();
-      if (this.buf.length + this.pendingBytes >= this.need) this.joinPending();
-      const at = n();
-      if (at >= 0) return at;
-      if (this.failed) throw this.failed;
-      this.need = Math.max(this.need, this.buf.length + 1);
-      if (this.pendingBytes === 0 || this.buf.length + this.pendingBytes < this.need) await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-      this.joinPending();
+  /** Parses git's output as it arrives: each header line, and after a `contents` header its body and newline. */
+  private take(d: Buffer): void {
+    let at = 0;
+    while (at < d.length && this.requests.length > 0) {
+      if (this.body) {
+        const b = this.body;
+        const n = Math.min(b.size + 1 - b.got, d.length - at);
+        b.parts.push(d.subarray(at, at + n));
+        [b.got, at] = [b.got + n, at + n];
+        if (b.got === b.size + 1) {
+          this.body = undefined;
+          this.answer(Buffer.concat(b.parts).subarray(0, b.size));
+        }
+        continue;
+      }
+      const nl = d.indexOf(10, at);
+      if (nl < 0) {
+        this.head = Buffer.concat([this.head, d.subarray(at)]);
+        return;
+      }
+      const line = (this.head.length ? Buffer.concat([this.head, d.subarray(at, nl)]) : d.subarray(at, nl)).toString('utf8');
+      [this.head, at] = [Buffer.alloc(0), nl + 1];
+      const parts = line.split(' ');
+      const info: ObjectInfo = parts[1] === 'missing' || parts.length < 3 ? undefined : { type: parts[1]!, size: Number(parts[2]) };
+      if (info && this.requests[0]!.contents) this.body = { size: info.size, parts: [], got: 0 };
+      else this.answer(info);
     }
   }
 
-  private joinPending(): void {
-    if (this.pendingBytes === 0) return;
-    this.buf = Buffer.concat(this.buf.length ? [this.buf, ...this.pending] : this.pending);
-    [this.pending, this.pendingBytes] = [[], 0];
+  /** The next answer of the oldest request; the request settles with its last one. */
+  private answer(a: ObjectInfo | Buffer | undefined): void {
+    const r = this.requests[0]!;
+    r.answers.push(a);
+    if (--r.left > 0) return;
+    this.requests.shift();
+    r.resolve(r.answers);
   }
 
-  /** Writes `commands` now; `read` reads their answers once every earlier request's are read. */
-  private request<T>(commands: string, read: () => Promise<T>): Promise<T> {
-    this.proc.stdin.write(commands);
-    const answer = this.reads.then(read);
-    this.reads = answer.catch(() => undefined);
-    return answer;
-  }
-
-  private async readHeader(): Promise<{ type: string; size: number } | undefined> {
-    const nl = await this.waitFor(() => this.buf.indexOf(10), () => 1);
-    const line = this.buf.subarray(0, nl).toString('utf8');
-    this.buf = this.buf.subarray(nl + 1);
-    const parts = line.split(' ');
-    if (parts[1] === 'missing' || parts.length < 3) return undefined;
-    return { type: parts[1]!, size: Number(parts[2]) };
-  }
-
-  async info(object: string): Promise<{ type: string; size: number } | undefined> {
-    return this.request(`info ${object}\n`, () => this.readHeader());
-  }
-
-  /** The headers of many objects, asked in one write and read back in order (no round trip each). */
-  async infoMany(objects: readonly string[]): Promise<({ type: string; size: number } | undefined)[]> {
-    if (objects.length === 0) return [];
-    return this.request(objects.map((o) => `info ${o}\n`).join(''), async () => {
-      const out: ({ type: string; size: number } | undefined)[] = [];
-      for (let i = 0; i < objects.length; i++) out.push(await this.readHeader());
-      return out;
+  /** Writes one command per object now; the answers come back in the order written. */
+  private request(command: 'info' | 'contents', objects: readonly string[]): Promise<(ObjectInfo | Buffer | undefined)[]> {
+    if (objects.length === 0) return Promise.resolve([]);
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.requests.push({ contents: command === 'contents', left: objects.length, answers: [], resolve, reject });
+      this.proc.stdin.write(objects.map((o) => `${command} ${o}\n`).join('') + 'flush\n');
     });
   }
 
+  async info(object: string): Promise<ObjectInfo> {
+    return (await this.infoMany([object]))[0];
+  }
+
+  /** The headers of many objects, asked in one write and read back in order (no round trip each). */
+  async infoMany(objects: readonly string[]): Promise<ObjectInfo[]> {
+    return (await this.request('info', objects)) as ObjectInfo[];
+  }
+
   async contents(object: string): Promise<Buffer | undefined> {
-    return this.request(`contents ${object}\n`, () => this.readContents());
+    return (await this.contentsMany([object]))[0];
   }
 
   /** The contents of many objects, asked in one write and read back in order. */
   async contentsMany(objects: readonly string[]): Promise<(Buffer | undefined)[]> {
-    if (objects.length === 0) return [];
-    return this.request(objects.map((o) => `contents ${o}\n`).join(''), async () => {
-      const out: (Buffer | undefined)[] = [];
-      for (let i = 0; i < objects.length; i++) out.push(await this.readContents());
-      return out;
-    });
-  }
-
-  private async readContents(): Promise<Buffer | undefined> {
-    const h = await this.readHeader();
-    if (!h) return undefined;
-    await this.waitFor(() => (this.buf.length >= h.size + 1 ? 0 : -1), () => h.size + 1);
-    const body = Buffer.from(this.buf.subarray(0, h.size));
-    this.buf = this.buf.subarray(h.size + 1);
-    return body;
+    return (await this.request('contents', objects)) as (Buffer | undefined)[];
   }
 
   close(): void {

@@ -100,7 +100,8 @@ interface RepoGit {
  */
 async function commitChanges(g: RepoGit, commit: string, label: string, opts: HistoryOptions, files: Ledger): Promise<{ changes: FileChange[]; bytes: number } | { files: number }> {
   const out = await g.patches.commit(commit);
-  // Over the patch cap: the files are listed by one plain diff-tree, and get jsdiff's diff (bounded).
+  // A listing over its cap (a commit of a million files): listed by one plain diff-tree. A file
+  // without git's patch (its commit's patch was over the cap) gets jsdiff's diff (bounded).
   const raw = out.raw ?? parseRaw(await git(g.dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', '--root', commit]));
   files.input(raw.length);
   if (raw.length > opts.maxFiles) {
@@ -139,15 +140,16 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
  * Walks the commits of `rev` oldest first. Merges are dropped (their change is their
  * parents'), so are commits over the size limits and commits that change no text file.
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
- * Four git processes per repository whatever its length: rev-list, one diff-tree --stdin for
- * the patches, one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
+ * Five git processes per repository whatever its length: rev-list, two diff-tree --stdin (the
+ * listings, and the patches of commits within the file limit), one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
  * The next READ_AHEAD_COMMITS commits are read from git (readCommit) while one becomes samples:
  * git answers on the other core instead of a round trip at a time on this commit's path.
  */
 export async function* historyUnits(dir: string, opts: HistoryOptions, seed: number, commits: Ledger, files: Ledger, context = relatedOnly(opts)): AsyncIterable<EditUnit> {
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
-  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts)) };
+  // A commit over the file limit is dropped whatever its patch: git is not asked to write it.
+  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts), (raw) => raw.length <= opts.maxFiles) };
   const ahead: CommitAhead[] = [];
   let reads: Promise<unknown> = Promise.resolve();
   const turn = async (a: CommitAhead): Promise<EditUnit> => {

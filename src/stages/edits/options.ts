@@ -48,7 +48,7 @@ export const EDITS_OPTIONS = {
     type: 'int',
     min: 1,
     default: DEFAULT_CONTEXT_OPTIONS.cacheMb,
-    help: "memory (MB) of the context caches kept between commits (files' BM25 term and token counts, trees): one budget for a run, split over its workers",
+    help: "memory (MB) of the context caches kept between commits (files' BM25 term and token counts, trees, retrieved files' texts): one budget for a run, split over its workers",
   },
   repos: { type: 'string', arg: '<dir>', path: true, help: 'JSONL inputs are pull-request instances (SWE-bench rows) whose repositories are clones at DIR/NAME or DIR/OWNER__NAME' },
   withHints: { type: 'boolean', default: false, help: "instances: append the row's hints_text to the problem statement" },

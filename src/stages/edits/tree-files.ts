@@ -51,27 +51,47 @@ export class TreeFiles {
     private readonly cache: ContentCache,
   ) {}
 
-  private async tree(object: string, hashBytes: number): Promise<TreeEntry[]> {
-    // `commit^{tree}` names the commit's root tree: keyed by the commit, which never changes either.
-    const hit = this.cache.get<TreeEntry[]>(`tree\0${object}`);
-    if (hit) return hit;
-    const body = await this.cat.contents(object);
-    const entries = body ? parseTree(body, hashBytes) : [];
-    this.cache.set(`tree\0${object}`, entries, treeBytes(entries));
-    return entries;
+  /**
+   * The trees under `root`, read a level at a time: those not in the cache are asked in one
+   * request per level of folders (a cold tree is a few round trips, not one per folder), and
+   * kept here for this listing whatever the cache evicts meanwhile.
+   */
+  private async trees(root: string, hashBytes: number): Promise<Map<string, TreeEntry[]>> {
+    const got = new Map<string, TreeEntry[]>();
+    for (let level = [root]; level.length > 0; ) {
+      const missing: string[] = [];
+      for (const object of level) {
+        // `commit^{tree}` names the commit's root tree: keyed by the commit, which never changes either.
+        const hit = this.cache.get<TreeEntry[]>(`tree\0${object}`);
+        if (hit) got.set(object, hit);
+        else missing.push(object);
+      }
+      const bodies = await this.cat.contentsMany(missing);
+      missing.forEach((object, i) => {
+        const entries = bodies[i] ? parseTree(bodies[i], hashBytes) : [];
+        got.set(object, entries);
+        this.cache.set(`tree\0${object}`, entries, treeBytes(entries));
+      });
+      level = level.flatMap((object) => got.get(object)!.filter((e) => e.mode === '40000' && !got.has(e.sha)).map((e) => e.sha));
+      level = [...new Set(level)];
+    }
+    return got;
   }
 
   /** Every regular file (mode 100644/100755) of `commit`'s tree, with its size. */
   async list(commit: string): Promise<TreeFile[]> {
     const hashBytes = commit.length / 2;
+    const root = `${commit}^{tree}`;
+    const trees = await this.trees(root, hashBytes);
     const files: { path: string; sha: string }[] = [];
-    const walk = async (object: string, prefix: string): Promise<void> => {
-      for (const e of await this.tree(object, hashBytes)) {
-        if (e.mode === '40000') await walk(e.sha, `${prefix}${e.name}/`);
+    // In git's tree order, each folder's files where the folder sorts, as ls-tree -r lists them.
+    const walk = (object: string, prefix: string): void => {
+      for (const e of trees.get(object)!) {
+        if (e.mode === '40000') walk(e.sha, `${prefix}${e.name}/`);
         else if (regularMode(e.mode)) files.push({ path: prefix + e.name, sha: e.sha });
       }
     };
-    await walk(`${commit}^{tree}`, '');
+    walk(root, '');
     const size = (sha: string) => this.cache.get<number>(`size\0${sha}`);
     const known = new Map(files.map((f) => [f.sha, size(f.sha)]));
     const unknown = [...known].filter(([, n]) => n === undefined).map(([s]) => s);

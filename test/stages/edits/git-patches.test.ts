@@ -73,13 +73,30 @@ test("git diff-tree --stdin gives each commit's raw entries and git's own patch 
     for (const c of all) ahead.prefetch(c);
     for (const c of all) assert.deepEqual(await ahead.commit(c), await stream.commit(c));
     ahead.close();
-    // A commit over the cap gives no patch, and the stream goes on with the next one.
+    // A commit over the cap gives no patch but its listing, and the stream goes on with the next one.
     const small = new DiffTreeStream(dir, 64);
-    const [first, second] = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
-    assert.equal((await small.commit(first!)).raw, undefined);
-    assert.equal((await small.commit(second!)).raw, undefined);
-    stream.close();
-    small.close();
+    const [first, second, third] = g(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
+    for (const c of [first!, second!]) {
+      const got = await small.commit(c);
+      assert.equal(got.patches.size, 0);
+      assert.deepEqual(got.raw, (await stream.commit(c)).raw);
+    }
+    // A commit whose listing is not accepted is not diffed: its listing alone.
+    const listed: number[] = [];
+    const picky = new DiffTreeStream(dir, 1 << 24, (raw) => (listed.push(raw.length), raw.length <= 1));
+    try {
+      for (const c of all) picky.prefetch(c);
+      const [a, b, c] = [await picky.commit(first!), await picky.commit(second!), await picky.commit(third!)];
+      const files = all.map((c) => g(dir, 'diff-tree', '-r', '-M', '--raw', '--root', '--no-commit-id', c).trim().split('\n').length);
+      assert.deepEqual(listed, files);
+      assert.deepEqual([a.raw!.length, b.raw!.length, a.patches.size, b.patches.size], [files[0], files[1], 0, 0]);
+      assert.ok(files[2] === 1 && c.patches.size === 1);
+      assert.deepEqual(c, await stream.commit(third!));
+    } finally {
+      stream.close();
+      small.close();
+      picky.close();
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -160,7 +177,17 @@ test('CatFile requests that overlap (the next commits read while one becomes sam
     const blobs = g(dir, 'ls-tree', '-r', 'HEAD~1').trim().split('\n').map((l) => l.split(/\s+/)[2]!);
     const commits = g(dir, 'rev-list', 'HEAD').trim().split('\n');
     // All asked in one turn, none awaited before the next is written: answers come back in the order written.
-    const [many, infos, one, message, missing] = await Promise.all([cat.contentsMany(blobs), cat.infoMany([...blobs].reverse()), cat.contents(blobs[0]!), cat.contents(commits[1]!), cat.info('0'.repeat(40))]);
+    const empty = execFileSync('git', ['-C', dir, 'hash-object', '-w', '--stdin'], { input: '' }).toString().trim();
+    const [many, infos, one, message, missing, odd] = await Promise.all([
+      cat.contentsMany(blobs),
+      cat.infoMany([...blobs].reverse()),
+      cat.contents(blobs[0]!),
+      cat.contents(commits[1]!),
+      cat.info('0'.repeat(40)),
+      cat.contentsMany([empty, '0'.repeat(40), blobs[1]!]),
+    ]);
+    // An empty blob, then a missing object (a header and no body), then a blob: each its own answer.
+    assert.deepEqual(odd.map((b) => b?.toString('latin1')), ['', undefined, many[1]!.toString('latin1')]);
     assert.deepEqual(many.map((b) => b!.toString('latin1')), blobs.map((b) => execFileSync('git', ['-C', dir, 'cat-file', 'blob', b]).toString('latin1')));
     assert.deepEqual(infos.map((i) => i!.size), [...blobs].reverse().map((b) => Number(g(dir, 'cat-file', '-s', b).trim())));
     assert.equal(one!.toString('latin1'), many[0]!.toString('latin1'));

@@ -144,6 +144,19 @@ test('history-mined commits get the same retrieval, the commit message as the de
   }
 });
 
+test('the context caches change no sample: the same documents and figures with a roomy cache and one that keeps nothing', async () => {
+  const run = async (cacheMb: number) => {
+    const options = resolveEditsOptions({ maxCommits: 16 });
+    const ctx = defaultContext({ seed: 3 });
+    const docs = await collect(editsSource([bundle], { ...options, context: { ...options.context, cacheMb } }, ctx));
+    return { docs, stats: ctx.stats.edits };
+  };
+  const roomy = await run(128);
+  assert.ok(roomy.docs.length >= 20);
+  // About 100 bytes: no term count, token count, tree or text is kept, everything is read again.
+  assert.deepEqual(await run(1e-4), roomy);
+});
+
 test('midpack decontaminate takes instance rows as a benchmark kind: edit samples of the same instances are dropped by reason', slow, async () => {
   const { root, repos, rows, file } = setup();
   try {

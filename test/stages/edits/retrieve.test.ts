@@ -54,17 +54,24 @@ function referenceTerms(text: string, stopwords: ReadonlySet<string>): string[] 
   return out;
 }
 
-test('bm25Terms (a scan of character codes) gives the terms of its regular-expression definition on real multilingual pages and code', () => {
+test('bm25Terms and termCounts (a scan of character codes) give the terms of their regular-expression definition on real multilingual pages and code', () => {
   const pages = join(sharedDir, 'data', 'web-eval-trafilatura', 'pages');
   const texts = readdirSync(pages)
     .sort()
     .filter((_, i) => i % 10 === 0)
     .map((f) => gunzipSync(readFileSync(join(pages, f))).toString('utf8'));
-  texts.push(readFileSync(join(repoRoot, 'src', 'stages', 'edits', 'retrieve.ts'), 'utf8'), 'ÀÉÎõü ǅemal ΣΑΣ straße 𝐀𝐁c 𝒜bc 𐐀𐐨 x²³ ٣٤ getHTTPResponseCode XMLHttpRequest');
+  texts.push(readFileSync(join(repoRoot, 'src', 'stages', 'edits', 'bm25-terms.ts'), 'utf8'), 'ÀÉÎõü ǅemal ΣΑΣ straße 𝐀𝐁c 𝒜bc 𐐀𐐨 x²³ ٣٤ getHTTPResponseCode XMLHttpRequest');
+  texts.push('fooÜber ÜberFoo ABCdef a1B2c3 The THE tHe \ud800lone x\ud83d\ude00y İstanbul \u212Aelvin');
   let terms = 0;
   for (const text of texts) {
     const want = referenceTerms(text, STOPWORDS);
     assert.deepEqual(bm25Terms(text), want);
+    // termCounts counts as it scans: the same counts, in the order the terms first occur.
+    const counts = new Map<string, number>();
+    for (const t of want) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const got = termCounts(text);
+    assert.deepEqual([...got.counts], [...counts]);
+    assert.equal(got.length, want.length);
     terms += want.length;
   }
   assert.ok(texts.length > 100 && terms > 100_000, `${texts.length} texts, ${terms} terms`);
