@@ -61,6 +61,15 @@ uint64_t hashBytes(const char* p, size_t n) {
 
 inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 
+// A hint that *p is read soon (a lookup's table entry, while the pieces before it are encoded).
+inline void prefetch(const void* p) {
+#if defined(__GNUC__)
+  if (p) __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 
 // The home slot of a pair in a table of `capacity` (a power of two) slots: the key's bits mixed.
@@ -260,10 +269,97 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   byWidth(text, n, narrow_, cps_, units_, [&](const auto* s, size_t count, const uint32_t* unitOf) { encodeText(s, count, unitOf, out); });
 }
 
-void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeText(text, n, nullptr, out); }
+void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeAsciiText(text, n, out); }
+
+// Tokens gathered in a block on the stack and appended to the Encoding's vectors a block at a
+// time: one copy per vector per block rather than three checked push_backs per token.
+class BpeTokenizer::TokenStage {
+ public:
+  explicit TokenStage(Encoding& out) : out_(out) {}
+  ~TokenStage() { flush(); }
+  void push(int32_t id, size_t start, size_t end) {
+    if (n_ == kBlock) flush();
+    ids_[n_] = id;
+    starts_[n_] = static_cast<int32_t>(start);
+    ends_[n_] = static_cast<int32_t>(end);
+    n_++;
+  }
+  void flush() {
+    out_.ids.insert(out_.ids.end(), ids_, ids_ + n_);
+    out_.starts.insert(out_.starts.end(), starts_, starts_ + n_);
+    out_.ends.insert(out_.ends.end(), ends_, ends_ + n_);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr size_t kBlock = 256;
+  Encoding& out_;
+  size_t n_ = 0;
+  int32_t ids_[kBlock], starts_[kBlock], ends_[kBlock];
+};
+
+// An ASCII text (16 readable bytes after it), pipelined: the splitter cuts up to kAhead pieces
+// ahead of their lookups, and each piece's hot entry is prefetched when it is cut, so the
+// entries' cache misses overlap instead of each stalling the loop in turn (the hot table is
+// 2 MB, more than a core's L2 here: that stall was most of the time of a lookup). An entry is
+// compared only when its piece's turn comes, after the pieces before it have updated the table.
+void BpeTokenizer::encodeAsciiText(const uint8_t* s, size_t n, Encoding& out) {
+  constexpr size_t kAhead = 8;  // a power of two
+  Cut ring[kAhead];
+  size_t cut = 0, done = 0;  // pieces cut so far, and encoded
+  size_t i = 0, segment = 0;
+  bool keep = true;
+  TokenStage stage(out);
+  for (;;) {
+    while (cut - done < kAhead && i < n) {
+      const size_t j = splitter_.next(s, n, i, segment, keep);
+      if (keep) {
+        Cut& c = ring[cut++ % kAhead];
+        c.first = i;
+        c.last = j;
+        const char* bytes = reinterpret_cast<const char*>(s + i);
+        if (j - i <= kHotMaxBytes) {
+          c.hot = hotOf(bytes, j - i, c.low, c.high);
+          prefetch(c.hot);
+        } else {
+          // A longer piece has no hot entry: its slot in the piece table is fetched instead.
+          c.hot = nullptr;
+          c.low = hashBytes(bytes, j - i);
+          prefetch(&slots_[static_cast<size_t>(c.low) & (slots_.size() - 1)]);
+        }
+      }
+      i = j;
+    }
+    if (done == cut) break;
+    encodeAsciiPiece(s, ring[done++ % kAhead], stage);
+  }
+}
+
+// One piece of an ASCII text: a code point per byte, so each token's range is its bytes'.
+void BpeTokenizer::encodeAsciiPiece(const uint8_t* s, const Cut& c, TokenStage& stage) {
+  if (hotHit(c.hot, c.last - c.first, c.low, c.high)) {
+    const HotPiece& hot = *c.hot;
+    if (hot.count == 1) return stage.push(hot.ids[0], c.first, c.last);
+    for (size_t k = 0, b = c.first; k < hot.count; b += hot.bytes[k], k++) stage.push(hot.ids[k], b, b + hot.bytes[k]);
+    return;
+  }
+  const size_t n = c.last - c.first;
+  refuseLongPiece(n);
+  pieceIds_.clear();
+  const char* bytes = reinterpret_cast<const char*>(s + c.first);
+  lookupOrMerge(bytes, n, c.hot ? hashBytes(bytes, n) : c.low, pieceIds_);
+  keepHot(c.hot, n, c.low, c.high, pieceIds_);
+  size_t b = c.first;
+  for (int32_t id : pieceIds_) {
+    const size_t len = tokenBytes_[static_cast<size_t>(id)];
+    stage.push(id, b, b + len);
+    b += len;
+  }
+}
 
 template <typename C>
 void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
+  if constexpr (std::is_same_v<C, uint8_t>) return encodeAsciiText(s, n, out);
   size_t segment = 0;
   bool keep = true;
   for (size_t i = 0; i < n;) {
@@ -298,7 +394,7 @@ void BpeTokenizer::encodePieceAt(const C* s, size_t first, size_t last, const ui
     }
     bytes = o;
   }
-  if (n > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(n) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
+  refuseLongPiece(n);
   pieceIds_.clear();
   encodePiece(bytes, n, pieceIds_);
   emitPiece(s, first, last, ascii, units, out);
@@ -333,6 +429,26 @@ void BpeTokenizer::emitPiece(const C* s, size_t first, size_t last, bool ascii, 
   }
 }
 
+void BpeTokenizer::refuseLongPiece(size_t n) const {
+  if (n > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(n) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
+}
+
+// A piece of at most kHotTokens tokens is kept in its hot entry (replacing whatever was there).
+void BpeTokenizer::keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high, const std::vector<int32_t>& ids) const {
+  if (!hot || ids.empty() || ids.size() > kHotTokens) return;
+  HotPiece entry;
+  entry.low = low;
+  entry.high = high;
+  const size_t count = std::min(ids.size(), kHotTokens);
+  for (size_t k = 0; k < kHotTokens && k < count; k++) {
+    entry.ids[k] = ids[k];
+    entry.bytes[k] = static_cast<uint8_t>(tokenBytes_[static_cast<size_t>(ids[k])]);
+  }
+  entry.length = static_cast<uint8_t>(n);
+  entry.count = static_cast<uint8_t>(count);
+  *hot = entry;
+}
+
 // The hot entry of a piece of at most 16 bytes, and its bytes as two words (zero past n). The
 // piece's buffer has 16 readable bytes from its start (the scratch buffers' padding).
 BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high) {
@@ -352,22 +468,18 @@ void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>
   // Most pieces of real text are short and were seen a moment ago: two word compares first.
   uint64_t low = 0, high = 0;
   HotPiece* hot = n <= kHotMaxBytes ? hotOf(bytes, n, low, high) : nullptr;
-  if (hot && hot->length == n && hot->low == low && hot->high == high) {
-    ids.push_back(hot->ids[0]);
-    if (hot->count == 2) ids.push_back(hot->ids[1]);
+  if (hotHit(hot, n, low, high)) {
+    ids.insert(ids.end(), hot->ids, hot->ids + hot->count);
     return;
   }
-  const size_t before = ids.size();
-  lookupOrMerge(bytes, n, ids);
-  const size_t count = ids.size() - before;
-  if (hot && count <= 2) *hot = HotPiece{low, high, {ids[before], count == 2 ? ids[before + 1] : -1}, static_cast<uint32_t>(n), static_cast<uint32_t>(count)};
+  lookupOrMerge(bytes, n, hashBytes(bytes, n), ids);
+  keepHot(hot, n, low, high, ids);
 }
 
 // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
 // bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
 // only such tokens: addVocabulary). On a miss, the merges, and the piece joins the table.
-void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, std::vector<int32_t>& ids) {
-  uint64_t h = hashBytes(bytes, n);
+void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, uint64_t h, std::vector<int32_t>& ids) {
   size_t at = findSlot(bytes, n, h);
   const Slot& hit = slots_[at];
   if (hit.state == 1) {
