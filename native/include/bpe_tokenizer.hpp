@@ -100,17 +100,24 @@ class BpeTokenizer {
   const Merge* findMerge(int32_t left, int32_t right) const;
   template <typename C>
   void encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out);
-  void encodeAsciiText(const uint8_t* s, size_t n, Encoding& out);
   class TokenStage;
   struct HotPiece;
-  // A piece of an ASCII text, cut ahead of its lookup: [first, last) and its hot entry with its
-  // bytes as two words, or (no hot entry: a piece over kHotMaxBytes) its hash in `low`.
+  // A piece cut ahead of its lookup: [first, last) in code points, its UTF-8 (`length` bytes, 16
+  // readable after them), its hot entry with its bytes as two words, or (no hot entry: a piece
+  // over kHotMaxBytes) its hash in `low`.
   struct Cut {
     size_t first, last;
+    const char* bytes;
+    size_t length;
+    bool ascii;
     HotPiece* hot;
     uint64_t low, high;
   };
-  void encodeAsciiPiece(const uint8_t* s, const Cut& c, TokenStage& stage);
+  // A piece of a wider text whose UTF-8 is longer than this is not read ahead (encodePieceAt).
+  static constexpr size_t kSpillBytes = 64;
+  void lookAhead(Cut& c);
+  template <typename C>
+  void encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage);
   void refuseLongPiece(size_t n) const;
   template <typename C>
   void encodePieceAt(const C* s, size_t first, size_t last, const uint32_t* units, Encoding& out);

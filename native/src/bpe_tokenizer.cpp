@@ -61,6 +61,32 @@ uint64_t hashBytes(const char* p, size_t n) {
 
 inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 
+// The UTF-8 of the piece s[first, last), read ahead of its lookup, with 16 readable bytes after
+// it: an ASCII text's own bytes, else written into `spill` (zero-padded) when it fits in
+// `room` bytes; nullptr when it does not.
+template <typename C>
+const char* cutBytes(const C* s, size_t first, size_t last, char* spill, size_t room, size_t& length, bool& ascii) {
+  if constexpr (std::is_same_v<C, uint8_t>) {
+    (void)spill;
+    (void)room;
+    length = last - first;
+    ascii = true;
+    return reinterpret_cast<const char*>(s + first);
+  } else {
+    size_t b = 0;
+    uint32_t any = 0;
+    for (size_t k = first; k < last; k++) {
+      if (b + 4 > room) return nullptr;
+      any |= s[k];
+      b += putUtf8(spill + b, s[k]);
+    }
+    std::memset(spill + b, 0, 16);
+    length = b;
+    ascii = any < 0x80;
+    return spill;
+  }
+}
+
 // A hint that *p is read soon (a lookup's table entry, while the pieces before it are encoded).
 inline void prefetch(const void* p) {
 #if defined(__GNUC__)
@@ -269,7 +295,7 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
   byWidth(text, n, narrow_, cps_, units_, [&](const auto* s, size_t count, const uint32_t* unitOf) { encodeText(s, count, unitOf, out); });
 }
 
-void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeAsciiText(text, n, out); }
+void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeText(text, n, nullptr, out); }
 
 // Tokens gathered in a block on the stack and appended to the Encoding's vectors a block at a
 // time: one copy per vector per block rather than three checked push_backs per token.
@@ -298,14 +324,18 @@ class BpeTokenizer::TokenStage {
   int32_t ids_[kBlock], starts_[kBlock], ends_[kBlock];
 };
 
-// An ASCII text (16 readable bytes after it), pipelined: the splitter cuts up to kAhead pieces
-// ahead of their lookups, and each piece's hot entry is prefetched when it is cut, so the
-// entries' cache misses overlap instead of each stalling the loop in turn (the hot table is
-// 2 MB, more than a core's L2 here: that stall was most of the time of a lookup). An entry is
-// compared only when its piece's turn comes, after the pieces before it have updated the table.
-void BpeTokenizer::encodeAsciiText(const uint8_t* s, size_t n, Encoding& out) {
+// A text, pipelined: the splitter cuts up to kAhead pieces ahead of their lookups, and each
+// piece's hot entry (or, for a longer piece, its slot in the piece table) is prefetched when it
+// is cut, so the entries' cache misses overlap instead of each stalling the loop in turn (the
+// hot table is 4 MB, more than a core's L2 here: that stall was most of the time of a lookup).
+// An entry is compared only when its piece's turn comes, after the pieces before it have
+// updated the table. A piece of a wider text too long for its spill buffer is encoded at its
+// turn by encodePieceAt.
+template <typename C>
+void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
   constexpr size_t kAhead = 8;  // a power of two
   Cut ring[kAhead];
+  char spill[std::is_same_v<C, uint8_t> ? 1 : kAhead][kSpillBytes + 16];
   size_t cut = 0, done = 0;  // pieces cut so far, and encoded
   size_t i = 0, segment = 0;
   bool keep = true;
@@ -314,58 +344,76 @@ void BpeTokenizer::encodeAsciiText(const uint8_t* s, size_t n, Encoding& out) {
     while (cut - done < kAhead && i < n) {
       const size_t j = splitter_.next(s, n, i, segment, keep);
       if (keep) {
-        Cut& c = ring[cut++ % kAhead];
+        Cut& c = ring[cut % kAhead];
         c.first = i;
         c.last = j;
-        const char* bytes = reinterpret_cast<const char*>(s + i);
-        if (j - i <= kHotMaxBytes) {
-          c.hot = hotOf(bytes, j - i, c.low, c.high);
-          prefetch(c.hot);
-        } else {
-          // A longer piece has no hot entry: its slot in the piece table is fetched instead.
-          c.hot = nullptr;
-          c.low = hashBytes(bytes, j - i);
-          prefetch(&slots_[static_cast<size_t>(c.low) & (slots_.size() - 1)]);
-        }
+        c.bytes = cutBytes(s, i, j, spill[std::is_same_v<C, uint8_t> ? 0 : cut % kAhead], kSpillBytes, c.length, c.ascii);
+        if (c.bytes) lookAhead(c);
+        cut++;
       }
       i = j;
     }
     if (done == cut) break;
-    encodeAsciiPiece(s, ring[done++ % kAhead], stage);
+    const Cut& c = ring[done++ % kAhead];
+    if (c.bytes) {
+      encodeCut(s, c, units, stage);
+    } else {
+      stage.flush();
+      encodePieceAt(s, c.first, c.last, units, out);
+    }
   }
 }
 
-// One piece of an ASCII text: a code point per byte, so each token's range is its bytes'.
-void BpeTokenizer::encodeAsciiPiece(const uint8_t* s, const Cut& c, TokenStage& stage) {
-  if (hotHit(c.hot, c.last - c.first, c.low, c.high)) {
-    const HotPiece& hot = *c.hot;
-    if (hot.count == 1) return stage.push(hot.ids[0], c.first, c.last);
-    for (size_t k = 0, b = c.first; k < hot.count; b += hot.bytes[k], k++) stage.push(hot.ids[k], b, b + hot.bytes[k]);
+// A cut piece's hot entry (or its hash, when it is longer than a hot entry's) and a prefetch of
+// what its lookup reads first.
+void BpeTokenizer::lookAhead(Cut& c) {
+  if (c.length <= kHotMaxBytes) {
+    c.hot = hotOf(c.bytes, c.length, c.low, c.high);
+    prefetch(c.hot);
+  } else {
+    c.hot = nullptr;
+    c.low = hashBytes(c.bytes, c.length);
+    prefetch(&slots_[static_cast<size_t>(c.low) & (slots_.size() - 1)]);
+  }
+}
+
+// The tokens of a cut piece, from its hot entry or the piece table, with their ranges: a token
+// owns each code point it holds a byte of (in an ASCII piece, a code point per byte).
+template <typename C>
+void BpeTokenizer::encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage) {
+  const int32_t* ids;
+  const uint8_t* lens = nullptr;
+  size_t count;
+  if (hotHit(c.hot, c.length, c.low, c.high)) {
+    ids = c.hot->ids;
+    lens = c.hot->bytes;
+    count = c.hot->count;
+  } else {
+    refuseLongPiece(c.length);
+    pieceIds_.clear();
+    lookupOrMerge(c.bytes, c.length, c.hot ? hashBytes(c.bytes, c.length) : c.low, pieceIds_);
+    keepHot(c.hot, c.length, c.low, c.high, pieceIds_);
+    ids = pieceIds_.data();
+    count = pieceIds_.size();
+  }
+  // An ASCII text's code points are its units (encode passes no map for it).
+  constexpr bool kBytes = std::is_same_v<C, uint8_t>;
+  auto unit = [units](size_t k) { return kBytes || !units ? k : static_cast<size_t>(units[k]); };
+  if (count == 1) return stage.push(ids[0], unit(c.first), unit(c.last));
+  auto bytesOf = [&](size_t k) -> size_t { return lens ? lens[k] : tokenBytes_[static_cast<size_t>(ids[k])]; };
+  if (kBytes || c.ascii) {
+    for (size_t k = 0, b = c.first; k < count; b += bytesOf(k), k++) stage.push(ids[k], unit(b), unit(b + bytesOf(k)));
     return;
   }
-  const size_t n = c.last - c.first;
-  refuseLongPiece(n);
-  pieceIds_.clear();
-  const char* bytes = reinterpret_cast<const char*>(s + c.first);
-  lookupOrMerge(bytes, n, c.hot ? hashBytes(bytes, n) : c.low, pieceIds_);
-  keepHot(c.hot, n, c.low, c.high, pieceIds_);
-  size_t b = c.first;
-  for (int32_t id : pieceIds_) {
-    const size_t len = tokenBytes_[static_cast<size_t>(id)];
-    stage.push(id, b, b + len);
+  // Code point cp holds the piece's bytes up to cpEnd: walked once, as the tokens' bytes are.
+  size_t cp = c.first, cpEnd = utf8Length(s[cp]), b = 0;
+  for (size_t k = 0; k < count; k++) {
+    const size_t len = bytesOf(k);
+    while (cpEnd <= b) cpEnd += utf8Length(s[++cp]);
+    const size_t start = cp;
+    while (cpEnd < b + len) cpEnd += utf8Length(s[++cp]);
+    stage.push(ids[k], unit(start), unit(cp + 1));
     b += len;
-  }
-}
-
-template <typename C>
-void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
-  if constexpr (std::is_same_v<C, uint8_t>) return encodeAsciiText(s, n, out);
-  size_t segment = 0;
-  bool keep = true;
-  for (size_t i = 0; i < n;) {
-    size_t j = splitter_.next(s, n, i, segment, keep);
-    if (keep) encodePieceAt(s, i, j, units, out);
-    i = j;
   }
 }
 
