@@ -151,20 +151,20 @@ class BpeTokenizer {
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
   std::vector<PairSlot, HugePageAllocator<PairSlot>> pairs_;  // a power of two, at most half full
   std::vector<uint32_t> tokenBytes_;  // byte length per id
-  // In front of slots_: the last pieces of up to 16 bytes and up to 8 tokens, direct-mapped by
+  // In front of slots_: the last pieces of up to 16 bytes and up to 3 tokens, direct-mapped by
   // their bytes packed in two words: one compare of the words, no hash of the bytes, no key in
-  // an arena. A piece's ids never change, so an entry is never stale. An entry is one cache line
-  // and holds each token's byte length, so an ASCII piece's ranges need no other read. On real
-  // code 9 pieces in 10 are found here (docs/tokenizer.md); before entries held 8 tokens, most
-  // of the rest were pieces of 3 or 4 tokens.
-  static constexpr size_t kHotTokens = 8;
-  struct alignas(64) HotPiece {
+  // an arena. A piece's ids never change, so an entry is never stale. An entry holds its tokens'
+  // byte lengths (the last one is what the others leave), so a piece's ranges need no other
+  // read. On real code 9 pieces in 10 are found here (docs/tokenizer.md). Half a cache line an
+  // entry: with 8 tokens in a whole line, more pieces were found but fewer stayed in L2.
+  static constexpr size_t kHotTokens = 3;
+  struct alignas(32) HotPiece {
     uint64_t low = 0, high = 0;
     int32_t ids[kHotTokens] = {};
-    uint8_t bytes[kHotTokens] = {};  // each token's byte length
-    uint8_t length = 0, count = 0;   // the piece's bytes (0: an empty entry), its tokens
+    uint8_t bytes[kHotTokens - 1] = {};  // the byte lengths of all tokens but the last
+    uint8_t length = 0, count = 0;       // the piece's bytes (0: an empty entry), its tokens
   };
-  static constexpr int kHotBits = 16;  // 4 MB (2 MB with 15 bits was about 8% slower on code)
+  static constexpr int kHotBits = 16;  // 2 MB
   static constexpr size_t kHotMaxBytes = 16;
   HotPiece* hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high);
   bool hotHit(const HotPiece* hot, size_t n, uint64_t low, uint64_t high) const { return hot && hot->length == n && hot->low == low && hot->high == high; }

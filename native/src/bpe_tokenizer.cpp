@@ -383,11 +383,15 @@ template <typename C>
 void BpeTokenizer::encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage) {
   const int32_t* ids;
   const uint8_t* lens = nullptr;
+  uint8_t hotLens[kHotTokens];
   size_t count;
   if (hotHit(c.hot, c.length, c.low, c.high)) {
     ids = c.hot->ids;
-    lens = c.hot->bytes;
     count = c.hot->count;
+    size_t rest = c.length;
+    for (size_t k = 0; k + 1 < count; k++) rest -= (hotLens[k] = c.hot->bytes[k]);
+    hotLens[count - 1] = static_cast<uint8_t>(rest);
+    lens = hotLens;
   } else {
     refuseLongPiece(c.length);
     pieceIds_.clear();
@@ -488,10 +492,8 @@ void BpeTokenizer::keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high,
   entry.low = low;
   entry.high = high;
   const size_t count = std::min(ids.size(), kHotTokens);
-  for (size_t k = 0; k < kHotTokens && k < count; k++) {
-    entry.ids[k] = ids[k];
-    entry.bytes[k] = static_cast<uint8_t>(tokenBytes_[static_cast<size_t>(ids[k])]);
-  }
+  for (size_t k = 0; k < kHotTokens && k < count; k++) entry.ids[k] = ids[k];
+  for (size_t k = 0; k + 1 < kHotTokens && k + 1 < count; k++) entry.bytes[k] = static_cast<uint8_t>(tokenBytes_[static_cast<size_t>(ids[k])]);
   entry.length = static_cast<uint8_t>(n);
   entry.count = static_cast<uint8_t>(count);
   *hot = entry;
