@@ -298,11 +298,11 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
 void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeText(text, n, nullptr, out); }
 
 // Tokens gathered in a block on the stack and appended to the Encoding's vectors a block at a
-// time: one copy per vector per block rather than three checked push_backs per token.
+// time: one copy per vector per block rather than three checked push_backs per token. The
+// owner flushes it at the end (not a destructor: a piece refused midway leaves nothing to keep).
 class BpeTokenizer::TokenStage {
  public:
   explicit TokenStage(Encoding& out) : out_(out) {}
-  ~TokenStage() { flush(); }
   void push(int32_t id, size_t start, size_t end) {
     if (n_ == kBlock) flush();
     ids_[n_] = id;
@@ -362,6 +362,7 @@ void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encod
       encodePieceAt(s, c.first, c.last, units, out);
     }
   }
+  stage.flush();
 }
 
 // A cut piece's hot entry (or its hash, when it is longer than a hot entry's) and a prefetch of
