@@ -327,7 +327,7 @@ class BpeTokenizer::TokenStage {
 // A text, pipelined: the splitter cuts up to kAhead pieces ahead of their lookups, and each
 // piece's hot entry (or, for a longer piece, its slot in the piece table) is prefetched when it
 // is cut, so the entries' cache misses overlap instead of each stalling the loop in turn (the
-// hot table is 4 MB, more than a core's L2 here: that stall was most of the time of a lookup).
+// hot table is 2 MB, more than a core's L2 here: that stall was most of the time of a lookup).
 // An entry is compared only when its piece's turn comes, after the pieces before it have
 // updated the table. A piece of a wider text too long for its spill buffer is encoded at its
 // turn by encodePieceAt.
@@ -492,7 +492,8 @@ void BpeTokenizer::keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high,
   HotPiece entry;
   entry.low = low;
   entry.high = high;
-  const size_t count = std::min(ids.size(), kHotTokens);
+  const size_t count = ids.size();
+  // (Bounded by kHotTokens again so the compiler sees the arrays' bounds.)
   for (size_t k = 0; k < kHotTokens && k < count; k++) entry.ids[k] = ids[k];
   for (size_t k = 0; k + 1 < kHotTokens && k + 1 < count; k++) entry.bytes[k] = static_cast<uint8_t>(tokenBytes_[static_cast<size_t>(ids[k])]);
   entry.length = static_cast<uint8_t>(n);
@@ -515,6 +516,7 @@ BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_
   return &hot_[h >> (64 - kHotBits)];
 }
 
+// `ids` comes empty: it gets the piece's own ids (kept whole in the hot entry).
 void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
   // Most pieces of real text are short and were seen a moment ago: two word compares first.
   uint64_t low = 0, high = 0;
