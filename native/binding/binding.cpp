@@ -30,14 +30,17 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
 // encodeInto(text, ids, starts, ends, at, base) -> n: one call per text, the tokens written
 // straight into the caller's arrays (a worker's batch buffer) at `at`, each range plus `base`.
 // When they do not fit it returns -n and writes nothing; copyLast(ids, starts, ends, at, base)
-// then writes the same tokens into arrays grown by the caller. No typed array is made per call:
+// then writes the same tokens into arrays grown by the caller. encodeAsciiInto(text, ...) is
+// encodeInto for a text that is all ASCII, and null (nothing done) for any other: the caller
+// skips its well-formedness and NFC checks for ASCII text, which neither can change. No typed array is made per call:
 // three fresh ones a text (and their first-touch page faults, and their finalizers) cost the
 // worker more than the copies did.
 class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "NativeTokenizer",
-                       {InstanceMethod("encodeInto", &NativeTokenizer::EncodeInto), InstanceMethod("copyLast", &NativeTokenizer::CopyLast),
+                       {InstanceMethod("encodeInto", &NativeTokenizer::EncodeInto), InstanceMethod("encodeAsciiInto", &NativeTokenizer::EncodeAsciiInto),
+                        InstanceMethod("copyLast", &NativeTokenizer::CopyLast),
                         InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
   }
 
@@ -108,7 +111,10 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     return Napi::Number::New(env, static_cast<double>(n));
   }
 
-  Napi::Value EncodeInto(const Napi::CallbackInfo& info) {
+  Napi::Value EncodeInto(const Napi::CallbackInfo& info) { return encodeCall(info, false); }
+  Napi::Value EncodeAsciiInto(const Napi::CallbackInfo& info) { return encodeCall(info, true); }
+
+  Napi::Value encodeCall(const Napi::CallbackInfo& info, bool asciiOnly) {
     Napi::Env env = info.Env();
     int32_t* arrays[3];
     size_t capacity = 0, at = 0;
@@ -119,8 +125,9 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     }
     if (!outputArgs(info, 1, arrays, capacity, at, base)) return env.Undefined();
     out_.clear();
+    bool encoded = false;
     try {
-      encodeString(env, info[0]);
+      encoded = encodeString(env, info[0], asciiOnly);
     } catch (const std::exception& e) {
       out_ = midpack::Encoding();
       Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
@@ -128,14 +135,18 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     }
     if (text_.size() > (1u << 24)) std::vector<char16_t>().swap(text_);
     if (ascii_.size() > (1u << 24)) std::vector<char>().swap(ascii_);
+    if (!encoded) return env.Null();
     return WriteOut(env, arrays, capacity, at, base);
   }
 
-  // The string's tokens into out_, read from buffers kept between calls. An ASCII string (V8
-  // keeps it one byte a character) is read as its UTF-8, which is those bytes, rather than
-  // widened to UTF-16 for the core to narrow again. A string whose first 256 units are not all
-  // ASCII goes straight to UTF-16; one that turns out not to be ASCII later is read again.
-  void encodeString(napi_env env, napi_value value) {
+  // The string's tokens into out_, read from buffers kept between calls. An ASCII string is
+  // read as Latin-1 (V8 keeps it one byte a character: a copy), rather than widened to UTF-16
+  // for the core to narrow again, or encoded as UTF-8 (V8's encoder was a few percent of the
+  // time). A string is ASCII exactly when its UTF-8 is as long as its UTF-16 (every other unit
+  // takes two bytes or more), which V8 counts faster than it encodes. A string whose first 256
+  // units are not all ASCII goes straight to UTF-16. With asciiOnly, a string that is not ASCII
+  // is not encoded: false.
+  bool encodeString(napi_env env, napi_value value, bool asciiOnly) {
     size_t length = 0;
     napi_get_value_string_utf16(env, value, nullptr, 0, &length);
     char16_t head[257];
@@ -143,21 +154,20 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     napi_get_value_string_utf16(env, value, head, sizeof(head) / sizeof(head[0]), &headLength);
     char16_t headBits = 0;
     for (size_t k = 0; k < headLength; k++) headBits |= head[k];
-    if (headBits < 0x80) {
+    size_t utf8Length = 0;
+    if (headBits < 0x80 && napi_get_value_string_utf8(env, value, nullptr, 0, &utf8Length) == napi_ok && utf8Length == length) {
       if (ascii_.size() < length + 17) ascii_.resize(length + 17);
       size_t copied = 0;
-      napi_get_value_string_utf8(env, value, ascii_.data(), length + 1, &copied);
-      unsigned char bits = 0;
-      for (size_t k = 0; k < copied; k++) bits |= static_cast<unsigned char>(ascii_[k]);
-      if (copied == length && bits < 0x80) {
-        std::memset(ascii_.data() + length, 0, 16);
-        core_->encodeAscii(reinterpret_cast<const uint8_t*>(ascii_.data()), length, out_);
-        return;
-      }
+      napi_get_value_string_latin1(env, value, ascii_.data(), length + 1, &copied);
+      std::memset(ascii_.data() + length, 0, 16);
+      core_->encodeAscii(reinterpret_cast<const uint8_t*>(ascii_.data()), length, out_);
+      return true;
     }
+    if (asciiOnly) return false;
     if (text_.size() < length + 1) text_.resize(length + 1);
     napi_get_value_string_utf16(env, value, text_.data(), length + 1, &length);
     core_->encode(text_.data(), length, out_);
+    return true;
   }
 
   Napi::Value CopyLast(const Napi::CallbackInfo& info) {

@@ -100,6 +100,25 @@ class BpeTokenizer {
   const Merge* findMerge(int32_t left, int32_t right) const;
   template <typename C>
   void encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out);
+  class TokenStage;
+  struct HotPiece;
+  // A piece cut ahead of its lookup: [first, last) in code points, its UTF-8 (`length` bytes, 16
+  // readable after them), its hot entry with its bytes as two words, or (no hot entry: a piece
+  // over kHotMaxBytes) its hash in `low`.
+  struct Cut {
+    size_t first, last;
+    const char* bytes;
+    size_t length;
+    bool ascii;
+    HotPiece* hot;
+    uint64_t low, high;
+  };
+  // A piece of a wider text whose UTF-8 is longer than this is not read ahead (encodePieceAt).
+  static constexpr size_t kSpillBytes = 64;
+  void lookAhead(Cut& c);
+  template <typename C>
+  void encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage);
+  void refuseLongPiece(size_t n) const;
   template <typename C>
   void encodePieceAt(const C* s, size_t first, size_t last, const uint32_t* units, Encoding& out);
   template <typename C>
@@ -116,7 +135,8 @@ class BpeTokenizer {
   };
   void addVocabulary(const std::vector<std::string>& bytes, bool verify);
   void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
-  void lookupOrMerge(const char* bytes, size_t n, std::vector<int32_t>& ids);
+  // `hash` is hashBytes(bytes, n).
+  void lookupOrMerge(const char* bytes, size_t n, uint64_t hash, std::vector<int32_t>& ids);
   void mergeBytes(const char* bytes, size_t n, std::vector<int32_t>& ids);
   static constexpr size_t kShortMergeBytes = 64;
   void mergeShort(const char* bytes, size_t n, std::vector<int32_t>& ids) const;
@@ -131,18 +151,24 @@ class BpeTokenizer {
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
   std::vector<PairSlot, HugePageAllocator<PairSlot>> pairs_;  // a power of two, at most half full
   std::vector<uint32_t> tokenBytes_;  // byte length per id
-  // In front of slots_: the last pieces of up to 16 bytes and 1 or 2 tokens, direct-mapped by
+  // In front of slots_: the last pieces of up to 16 bytes and up to 3 tokens, direct-mapped by
   // their bytes packed in two words: one compare of the words, no hash of the bytes, no key in
-  // an arena. A piece's ids never change, so an entry is never stale. On real code 9 pieces in
-  // 10 are found here (docs/tokenizer.md).
-  struct HotPiece {
+  // an arena. A piece's ids never change, so an entry is never stale. An entry holds its tokens'
+  // byte lengths (the last one is what the others leave), so a piece's ranges need no other
+  // read. On real code 9 pieces in 10 are found here (docs/tokenizer.md). Half a cache line an
+  // entry: with 8 tokens in a whole line, more pieces were found but fewer stayed in L2.
+  static constexpr size_t kHotTokens = 3;
+  struct alignas(32) HotPiece {
     uint64_t low = 0, high = 0;
-    int32_t ids[2] = {-1, -1};
-    uint32_t length = 0, count = 0;
+    int32_t ids[kHotTokens] = {};
+    uint8_t bytes[kHotTokens - 1] = {};  // the byte lengths of all tokens but the last
+    uint8_t length = 0, count = 0;       // the piece's bytes (0: an empty entry), its tokens
   };
   static constexpr int kHotBits = 16;  // 2 MB
   static constexpr size_t kHotMaxBytes = 16;
   HotPiece* hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high);
+  bool hotHit(const HotPiece* hot, size_t n, uint64_t low, uint64_t high) const { return hot && hot->length == n && hot->low == low && hot->high == high; }
+  void keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high, const std::vector<int32_t>& ids) const;
   std::vector<HotPiece, HugePageAllocator<HotPiece>> hot_;
   std::vector<Slot, HugePageAllocator<Slot>> slots_;  // a power of two, at most half full
   std::string vocabArena_;            // the vocabulary's keys (fixed)

@@ -61,6 +61,41 @@ uint64_t hashBytes(const char* p, size_t n) {
 
 inline size_t utf8Length(uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 
+// The UTF-8 of the piece s[first, last), read ahead of its lookup, with 16 readable bytes after
+// it: an ASCII text's own bytes, else written into `spill` (zero-padded) when it fits in
+// `room` bytes; nullptr when it does not.
+template <typename C>
+const char* cutBytes(const C* s, size_t first, size_t last, char* spill, size_t room, size_t& length, bool& ascii) {
+  if constexpr (std::is_same_v<C, uint8_t>) {
+    (void)spill;
+    (void)room;
+    length = last - first;
+    ascii = true;
+    return reinterpret_cast<const char*>(s + first);
+  } else {
+    size_t b = 0;
+    uint32_t any = 0;
+    for (size_t k = first; k < last; k++) {
+      if (b + 4 > room) return nullptr;
+      any |= s[k];
+      b += putUtf8(spill + b, s[k]);
+    }
+    std::memset(spill + b, 0, 16);
+    length = b;
+    ascii = any < 0x80;
+    return spill;
+  }
+}
+
+// A hint that *p is read soon (a lookup's table entry, while the pieces before it are encoded).
+inline void prefetch(const void* p) {
+#if defined(__GNUC__)
+  if (p) __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 
 // The home slot of a pair in a table of `capacity` (a power of two) slots: the key's bits mixed.
@@ -262,14 +297,128 @@ void BpeTokenizer::encode(const char16_t* text, size_t n, Encoding& out) {
 
 void BpeTokenizer::encodeAscii(const uint8_t* text, size_t n, Encoding& out) { encodeText(text, n, nullptr, out); }
 
+// Tokens gathered in a block on the stack and appended to the Encoding's vectors a block at a
+// time: one copy per vector per block rather than three checked push_backs per token. The
+// owner flushes it at the end (not a destructor: a piece refused midway leaves nothing to keep).
+class BpeTokenizer::TokenStage {
+ public:
+  explicit TokenStage(Encoding& out) : out_(out) {}
+  void push(int32_t id, size_t start, size_t end) {
+    if (n_ == kBlock) flush();
+    ids_[n_] = id;
+    starts_[n_] = static_cast<int32_t>(start);
+    ends_[n_] = static_cast<int32_t>(end);
+    n_++;
+  }
+  void flush() {
+    out_.ids.insert(out_.ids.end(), ids_, ids_ + n_);
+    out_.starts.insert(out_.starts.end(), starts_, starts_ + n_);
+    out_.ends.insert(out_.ends.end(), ends_, ends_ + n_);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr size_t kBlock = 256;
+  Encoding& out_;
+  size_t n_ = 0;
+  int32_t ids_[kBlock], starts_[kBlock], ends_[kBlock];
+};
+
+// A text, pipelined: the splitter cuts up to kAhead pieces ahead of their lookups, and each
+// piece's hot entry (or, for a longer piece, its slot in the piece table) is prefetched when it
+// is cut, so the entries' cache misses overlap instead of each stalling the loop in turn (the
+// hot table is 2 MB, more than a core's L2 here: that stall was most of the time of a lookup).
+// An entry is compared only when its piece's turn comes, after the pieces before it have
+// updated the table. A piece of a wider text too long for its spill buffer is encoded at its
+// turn by encodePieceAt.
 template <typename C>
 void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
-  size_t segment = 0;
+  constexpr size_t kAhead = 8;  // a power of two
+  Cut ring[kAhead];
+  char spill[std::is_same_v<C, uint8_t> ? 1 : kAhead][kSpillBytes + 16];
+  size_t cut = 0, done = 0;  // pieces cut so far, and encoded
+  size_t i = 0, segment = 0;
   bool keep = true;
-  for (size_t i = 0; i < n;) {
-    size_t j = splitter_.next(s, n, i, segment, keep);
-    if (keep) encodePieceAt(s, i, j, units, out);
-    i = j;
+  TokenStage stage(out);
+  for (;;) {
+    while (cut - done < kAhead && i < n) {
+      const size_t j = splitter_.next(s, n, i, segment, keep);
+      if (keep) {
+        Cut& c = ring[cut % kAhead];
+        c.first = i;
+        c.last = j;
+        c.bytes = cutBytes(s, i, j, spill[std::is_same_v<C, uint8_t> ? 0 : cut % kAhead], kSpillBytes, c.length, c.ascii);
+        if (c.bytes) lookAhead(c);
+        cut++;
+      }
+      i = j;
+    }
+    if (done == cut) break;
+    const Cut& c = ring[done++ % kAhead];
+    if (c.bytes) {
+      encodeCut(s, c, units, stage);
+    } else {
+      stage.flush();
+      encodePieceAt(s, c.first, c.last, units, out);
+    }
+  }
+  stage.flush();
+}
+
+// A cut piece's hot entry (or its hash, when it is longer than a hot entry's) and a prefetch of
+// what its lookup reads first.
+void BpeTokenizer::lookAhead(Cut& c) {
+  if (c.length <= kHotMaxBytes) {
+    c.hot = hotOf(c.bytes, c.length, c.low, c.high);
+    prefetch(c.hot);
+  } else {
+    c.hot = nullptr;
+    c.low = hashBytes(c.bytes, c.length);
+    prefetch(&slots_[static_cast<size_t>(c.low) & (slots_.size() - 1)]);
+  }
+}
+
+// The tokens of a cut piece, from its hot entry or the piece table, with their ranges: a token
+// owns each code point it holds a byte of (in an ASCII piece, a code point per byte).
+template <typename C>
+void BpeTokenizer::encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage) {
+  const int32_t* ids;
+  const uint8_t* lens = nullptr;
+  uint8_t hotLens[kHotTokens];
+  size_t count;
+  if (hotHit(c.hot, c.length, c.low, c.high)) {
+    ids = c.hot->ids;
+    count = c.hot->count;
+    size_t rest = c.length;
+    for (size_t k = 0; k + 1 < count; k++) rest -= (hotLens[k] = c.hot->bytes[k]);
+    hotLens[count - 1] = static_cast<uint8_t>(rest);
+    lens = hotLens;
+  } else {
+    refuseLongPiece(c.length);
+    pieceIds_.clear();
+    lookupOrMerge(c.bytes, c.length, c.hot ? hashBytes(c.bytes, c.length) : c.low, pieceIds_);
+    keepHot(c.hot, c.length, c.low, c.high, pieceIds_);
+    ids = pieceIds_.data();
+    count = pieceIds_.size();
+  }
+  // An ASCII text's code points are its units (encode passes no map for it).
+  constexpr bool kBytes = std::is_same_v<C, uint8_t>;
+  auto unit = [units](size_t k) { return kBytes || !units ? k : static_cast<size_t>(units[k]); };
+  if (count == 1) return stage.push(ids[0], unit(c.first), unit(c.last));
+  auto bytesOf = [&](size_t k) -> size_t { return lens ? lens[k] : tokenBytes_[static_cast<size_t>(ids[k])]; };
+  if (kBytes || c.ascii) {
+    for (size_t k = 0, b = c.first; k < count; b += bytesOf(k), k++) stage.push(ids[k], unit(b), unit(b + bytesOf(k)));
+    return;
+  }
+  // Code point cp holds the piece's bytes up to cpEnd: walked once, as the tokens' bytes are.
+  size_t cp = c.first, cpEnd = utf8Length(s[cp]), b = 0;
+  for (size_t k = 0; k < count; k++) {
+    const size_t len = bytesOf(k);
+    while (cpEnd <= b) cpEnd += utf8Length(s[++cp]);
+    const size_t start = cp;
+    while (cpEnd < b + len) cpEnd += utf8Length(s[++cp]);
+    stage.push(ids[k], unit(start), unit(cp + 1));
+    b += len;
   }
 }
 
@@ -298,7 +447,7 @@ void BpeTokenizer::encodePieceAt(const C* s, size_t first, size_t last, const ui
     }
     bytes = o;
   }
-  if (n > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(n) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
+  refuseLongPiece(n);
   pieceIds_.clear();
   encodePiece(bytes, n, pieceIds_);
   emitPiece(s, first, last, ascii, units, out);
@@ -333,6 +482,25 @@ void BpeTokenizer::emitPiece(const C* s, size_t first, size_t last, bool ascii, 
   }
 }
 
+void BpeTokenizer::refuseLongPiece(size_t n) const {
+  if (n > maxPieceBytes_) throw std::length_error("piece_too_long: one pre-tokenized piece of " + std::to_string(n) + " bytes (limit " + std::to_string(maxPieceBytes_) + ")");
+}
+
+// A piece of at most kHotTokens tokens is kept in its hot entry (replacing whatever was there).
+void BpeTokenizer::keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high, const std::vector<int32_t>& ids) const {
+  if (!hot || ids.empty() || ids.size() > kHotTokens) return;
+  HotPiece entry;
+  entry.low = low;
+  entry.high = high;
+  const size_t count = ids.size();
+  // (Bounded by kHotTokens again so the compiler sees the arrays' bounds.)
+  for (size_t k = 0; k < kHotTokens && k < count; k++) entry.ids[k] = ids[k];
+  for (size_t k = 0; k + 1 < kHotTokens && k + 1 < count; k++) entry.bytes[k] = static_cast<uint8_t>(tokenBytes_[static_cast<size_t>(ids[k])]);
+  entry.length = static_cast<uint8_t>(n);
+  entry.count = static_cast<uint8_t>(count);
+  *hot = entry;
+}
+
 // The hot entry of a piece of at most 16 bytes, and its bytes as two words (zero past n). The
 // piece's buffer has 16 readable bytes from its start (the scratch buffers' padding).
 BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high) {
@@ -348,26 +516,23 @@ BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_
   return &hot_[h >> (64 - kHotBits)];
 }
 
+// `ids` comes empty: it gets the piece's own ids (kept whole in the hot entry).
 void BpeTokenizer::encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids) {
   // Most pieces of real text are short and were seen a moment ago: two word compares first.
   uint64_t low = 0, high = 0;
   HotPiece* hot = n <= kHotMaxBytes ? hotOf(bytes, n, low, high) : nullptr;
-  if (hot && hot->length == n && hot->low == low && hot->high == high) {
-    ids.push_back(hot->ids[0]);
-    if (hot->count == 2) ids.push_back(hot->ids[1]);
+  if (hotHit(hot, n, low, high)) {
+    ids.insert(ids.end(), hot->ids, hot->ids + hot->count);
     return;
   }
-  const size_t before = ids.size();
-  lookupOrMerge(bytes, n, ids);
-  const size_t count = ids.size() - before;
-  if (hot && count <= 2) *hot = HotPiece{low, high, {ids[before], count == 2 ? ids[before + 1] : -1}, static_cast<uint32_t>(n), static_cast<uint32_t>(count)};
+  lookupOrMerge(bytes, n, hashBytes(bytes, n), ids);
+  keepHot(hot, n, low, high, ids);
 }
 
 // The vocabulary and the pieces already encoded, in one probe: with ignore_merges a token's
 // bytes are that token; otherwise the merges of a token's own bytes end in it (the table holds
 // only such tokens: addVocabulary). On a miss, the merges, and the piece joins the table.
-void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, std::vector<int32_t>& ids) {
-  uint64_t h = hashBytes(bytes, n);
+void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, uint64_t h, std::vector<int32_t>& ids) {
   size_t at = findSlot(bytes, n, h);
   const Slot& hit = slots_[at];
   if (hit.state == 1) {

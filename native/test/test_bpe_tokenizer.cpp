@@ -160,9 +160,12 @@ int main(int argc, char** argv) {
       byteEnd.insert(byteEnd.end(), utf8.size() - before, static_cast<uint32_t>(u + w));
       u += w;
     }
-    midpack::Encoding e;
+    midpack::Encoding e, again;
     qwen.encode(t16.data(), t16.size(), e);
     CHECK(e.ids == quadratic(v, utf8), "text of %zu units, seed %u", t16.size(), seed);
+    // Again: now from the hot entry or the piece table, with the same ranges.
+    qwen.encode(t16.data(), t16.size(), again);
+    CHECK(again.ids == e.ids && again.starts == e.starts && again.ends == e.ends, "text of %zu units encoded twice", t16.size());
     size_t b = 0;
     for (size_t k = 0; k < e.ids.size(); k++) {
       size_t bytes = e.ids[k] < 256 ? 1 : v.bytes[static_cast<size_t>(e.ids[k])].size();

@@ -133,6 +133,8 @@ interface NativeBinding {
   ) => {
     /** The tokens of `text` written at `at` (ranges plus `base`): their count, or minus it when they do not fit (nothing written). */
     encodeInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
+    /** encodeInto for an all-ASCII text; null (nothing done) for any other. */
+    encodeAsciiInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number | null;
     /** The last encodeInto's tokens, written at `at` of arrays grown since; their count (or minus it, again). */
     copyLast(ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     cacheSize(): number;

@@ -107,18 +107,7 @@ export class NativeBpe {
     if (text.length === 0) return;
     const k = out.length;
     const shift = map ? 0 : base;
-    let n: number;
-    try {
-      n = this.core.encodeInto(text, out.ids, out.starts, out.ends, k, shift);
-    } catch (e) {
-      const message = (e as Error).message;
-      if (message.startsWith('piece_too_long: ')) throw new TokenizeLimitError('piece_too_long', message.slice(16));
-      throw e;
-    }
-    if (n < 0) {
-      out.reserve(-n);
-      n = this.core.copyLast(out.ids, out.starts, out.ends, k, shift);
-    }
+    const n = this.written(limited(() => this.core.encodeInto(text, out.ids, out.starts, out.ends, k, shift)), out, shift);
     if (map) {
       for (let i = k; i < k + n; i++) {
         out.starts[i] = base + map(out.starts[i]!, false);
@@ -128,8 +117,41 @@ export class NativeBpe {
     out.length = k + n;
   }
 
+  /**
+   * encodeInto for a text that is all ASCII, as it stands (no well-formedness or NFC pass: neither
+   * changes ASCII): false, with nothing written, for any other text. The core finds out as it
+   * reads the text, so most code costs the caller no scan of its own.
+   */
+  encodeAsciiInto(text: string, out: TokenBuffer, base: number): boolean {
+    if (text.length === 0) return true;
+    const k = out.length;
+    const n = limited(() => this.core.encodeAsciiInto(text, out.ids, out.starts, out.ends, k, base));
+    if (n === null) return false;
+    out.length = k + this.written(n, out, base);
+    return true;
+  }
+
+  /** The tokens the core wrote past out.length (their count), after growing `out` when they did not fit. */
+  private written(n: number, out: TokenBuffer, shift: number): number {
+    if (n >= 0) return n;
+    const k = out.length;
+    out.reserve(-n);
+    return this.core.copyLast(out.ids, out.starts, out.ends, k, shift);
+  }
+
   cacheSize(): number {
     return this.core.cacheSize();
+  }
+}
+
+/** The core's refusal of a piece over its limit, as the TokenizeLimitError the pack path counts. */
+function limited<T>(encode: () => T): T {
+  try {
+    return encode();
+  } catch (e) {
+    const message = (e as Error).message;
+    if (message.startsWith('piece_too_long: ')) throw new TokenizeLimitError('piece_too_long', message.slice(16));
+    throw e;
   }
 }
 

@@ -133,8 +133,10 @@ export class MidTokenizer {
     if (!this.fast || text.length === 0) return this.encodePlain(text).length;
     const out = this.scratch;
     out.length = 0;
-    const piece = wellFormed(text);
-    this.fast.encodeInto(this.nfc ? referenceNfc(piece) : piece, out, 0, null);
+    if (!(this.fast instanceof NativeBpe && this.fast.encodeAsciiInto(text, out, 0))) {
+      const piece = wellFormed(text);
+      this.fast.encodeInto(this.nfc ? referenceNfc(piece) : piece, out, 0, null);
+    }
     const n = out.length;
     if (out.ids.length > SCRATCH_KEPT) this.scratch = new TokenBuffer();
     return n;
@@ -186,7 +188,9 @@ export class MidTokenizer {
    * ends inside a multi-byte character owns that whole character (tokenCharRanges).
    */
   private encodePiece(text: string, a: number, b: number, out: TokenBuffer): void {
-    const piece = wellFormed(text.slice(a, b));
+    const raw = text.slice(a, b);
+    if (this.fast instanceof NativeBpe && this.fast.encodeAsciiInto(raw, out, a)) return;
+    const piece = wellFormed(raw);
     const { normalized, toOriginal } = this.nfc ? nfcWithMap(piece) : { normalized: piece, toOriginal: null };
     if (this.fast) {
       this.fast.encodeInto(normalized, out, a, toOriginal);
