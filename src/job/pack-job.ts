@@ -17,7 +17,7 @@ import { openBytes, readLineBatches } from '../io/lines.js';
 import { countFault } from '../io/jsonl.js';
 import { sizeOf } from '../io/storage.js';
 import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
-import { sha256File } from '../write/files.js';
+import { hashedWhileRead, sha256Local } from '../io/local-hashes.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
 import { BinAssembler } from './bin-assembler.js';
@@ -227,9 +227,8 @@ interface PackJob {
   /** An input file's name in the rank partition's keys (ReadDocumentsOptions.nameOf). */
   nameOf: (file: string) => string;
   /**
-   * Input checksums for the manifest, started by the write phase: that phase waits on disk
-   * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
-   * share from the workers.
+   * Input checksums for the manifest, started by the write phase. Plain JSONL inputs were hashed
+   * as they were read (io/local-hashes.ts); others are read again then, beside the writes.
    */
   inputsDescribed: () => Promise<Manifest['inputs']>;
   store: ChunkStore;
@@ -468,7 +467,7 @@ async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[
       }
     };
     try {
-      for await (const b of readLineBatches(tally(openBytes(file)), batchBytes, undefined, spare)) {
+      for await (const b of readLineBatches(tally(hashedWhileRead(file, openBytes(file))), batchBytes, undefined, spare)) {
         lines = b.firstLineNo + b.lines - 1;
         yield { ...b, file, name, textField: job.o.textField, rank };
       }
@@ -576,5 +575,5 @@ async function describeInput(path: string): Promise<{ path: string; bytes: numbe
   if (isRemote(path)) return remoteObjectSync(path) ? { path, ...(await sha256Remote(path)) } : { path, bytes: 0, sha256: '' }; // a prefix: a folder
   const st = statSync(path);
   if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
-  return { path, bytes: st.size, sha256: (await sha256File(path)).sha256 };
+  return { path, bytes: st.size, sha256: (await sha256Local(path)).sha256 };
 }
