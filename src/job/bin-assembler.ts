@@ -22,8 +22,7 @@ export class BinAssembler {
 
   /** `b` names the bin in errors. Tokens used: the sum of docLens. The arrays are valid until the next call. */
   assemble(units: readonly PlannedUnit[], b: number): PackedBin {
-    const inputIds = this.inputIds.fill(this.padId);
-    const lossMask = this.lossMask.fill(0);
+    const { inputIds, lossMask } = this;
     const n = units.length;
     const docLens = new Int32Array(n);
     const docOffsets = new Int32Array(n);
@@ -44,6 +43,9 @@ export class BinAssembler {
       docSources.push(d.mix ?? '');
       at += len;
     });
+    // The units' reads covered [0, at): only the padding is filled.
+    inputIds.fill(this.padId, at);
+    lossMask.fill(0, at);
     return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets, docSources };
   }
 }
