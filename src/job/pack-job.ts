@@ -296,6 +296,7 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
     // The workers are done: their heaps go back to the system before planning and writing.
     await pool.close();
     memory.start('plan');
+    outputs.prepareBins();
     const plan = await planPhase(job);
     memory.start('write');
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
