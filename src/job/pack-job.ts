@@ -293,11 +293,13 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
   try {
     memory.start('tokenize');
     await tokenizePhase(job, pool, outputs, figures);
-    // The workers are done: their heaps go back to the system before planning and writing.
-    await pool.close();
+    // The workers are done: they stop (their heaps go back to the system) while the bins are
+    // planned on this thread, and are gone before the first bin is written.
+    const stopped = pool.close();
     memory.start('plan');
     outputs.prepareBins();
     const plan = await planPhase(job);
+    await stopped;
     memory.start('write');
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
     const written = await outputs.close();
