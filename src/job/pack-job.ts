@@ -541,6 +541,16 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
   const tally = new UnitTally(plan.units);
   void job.inputsDescribed();
   job.progress({ phase: 'write', totalBins: plan.bins });
+  // A bin is assembled while the one before it is still being written: the writers wait on
+  // their slabs (hashing, disk), and this thread would otherwise wait with them. The assembler
+  // alternates two pairs of arrays, so the bin in flight keeps its own.
+  let inFlight: Promise<void> | undefined;
+  const written = async () => {
+    if (!inFlight) return;
+    await inFlight;
+    job.progress({ phase: 'write', bins: 1 });
+    job.fault('bins');
+  };
   try {
     for (let i = 0; i < order.count; i++) {
       const b = order.at(i);
@@ -548,11 +558,13 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
       for (const u of units) tally.addUnit(u.id);
       const bin = assembler.assemble(units, b);
       figures.addBin(bin.docLens.reduce((s, x) => s + x, 0), units.length);
-      await outputs.writeBin(bin);
-      job.progress({ phase: 'write', bins: 1 });
-      job.fault('bins');
+      await written();
+      inFlight = outputs.writeBin(bin);
+      inFlight.catch(() => {}); // awaited by written(); a failure meanwhile must not go unhandled
     }
+    await written();
   } finally {
+    await inFlight?.catch(() => {}); // the writers are left idle for close() or abort()
     reader.close();
   }
   if (tally.missing) throw new Error(`planner bug: ${tally.missing} of ${plan.units} units are in no written bin`);
