@@ -4,26 +4,26 @@ import type { PlannedUnit } from './plan-store.js';
 
 /**
  * Builds a planned bin's exactly-L token and mask arrays from the work store (positioned reads).
- * The two arrays are reused from bin to bin: both writers copy a bin before writeBin resolves,
- * and a fresh 1.3 MB pair per bin made the main thread collect garbage through the write phase.
+ * Two pairs of arrays are reused in turn: both writers copy a bin before writeBin resolves, so
+ * a bin is assembled while the one before it is still being written; a fresh 1.3 MB pair per
+ * bin made the main thread collect garbage through the write phase.
  */
 export class BinAssembler {
-  private readonly inputIds: Int32Array;
-  private readonly lossMask: Uint8Array;
+  private readonly pairs: { inputIds: Int32Array; lossMask: Uint8Array }[];
+  private turn = 0;
 
   constructor(
     private readonly store: ChunkStore,
     private readonly seqLen: number,
     private readonly padId: number,
   ) {
-    this.inputIds = new Int32Array(seqLen);
-    this.lossMask = new Uint8Array(seqLen);
+    this.pairs = [0, 1].map(() => ({ inputIds: new Int32Array(seqLen), lossMask: new Uint8Array(seqLen) }));
   }
 
-  /** `b` names the bin in errors. Tokens used: the sum of docLens. The arrays are valid until the next call. */
+  /** `b` names the bin in errors. Tokens used: the sum of docLens. The arrays are valid until the call after next. */
   assemble(units: readonly PlannedUnit[], b: number): PackedBin {
-    const inputIds = this.inputIds.fill(this.padId);
-    const lossMask = this.lossMask.fill(0);
+    const { inputIds, lossMask } = this.pairs[this.turn]!;
+    this.turn ^= 1;
     const n = units.length;
     const docLens = new Int32Array(n);
     const docOffsets = new Int32Array(n);
@@ -44,6 +44,9 @@ export class BinAssembler {
       docSources.push(d.mix ?? '');
       at += len;
     });
+    // The units' reads covered [0, at): only the padding is filled.
+    inputIds.fill(this.padId, at);
+    lossMask.fill(0, at);
     return { inputIds, lossMask, docLens, docIds, docKinds, docOffsets, docSources };
   }
 }

@@ -17,7 +17,7 @@ import { openBytes, readLineBatches } from '../io/lines.js';
 import { countFault } from '../io/jsonl.js';
 import { sizeOf } from '../io/storage.js';
 import { binOrder, planBins, DocGroups, UnitTally, DEFAULT_MAX_OPEN_BINS, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type GroupableDoc, type DocGroupFigures, type OverlongPolicy, type PlanResult } from '../pack/index.js';
-import { sha256File } from '../write/files.js';
+import { hashedWhileRead, sha256Local } from '../io/local-hashes.js';
 import { ChunkStore, type ChunkIndex } from './chunk-store.js';
 import { ChunkAccumulator } from './chunk-accumulator.js';
 import { BinAssembler } from './bin-assembler.js';
@@ -227,9 +227,8 @@ interface PackJob {
   /** An input file's name in the rank partition's keys (ReadDocumentsOptions.nameOf). */
   nameOf: (file: string) => string;
   /**
-   * Input checksums for the manifest, started by the write phase: that phase waits on disk
-   * writes, so hashing the inputs then costs no time, while during tokenizing it took a core's
-   * share from the workers.
+   * Input checksums for the manifest, started by the write phase. Plain JSONL inputs were hashed
+   * as they were read (io/local-hashes.ts); others are read again then, beside the writes.
    */
   inputsDescribed: () => Promise<Manifest['inputs']>;
   store: ChunkStore;
@@ -294,10 +293,13 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
   try {
     memory.start('tokenize');
     await tokenizePhase(job, pool, outputs, figures);
-    // The workers are done: their heaps go back to the system before planning and writing.
-    await pool.close();
+    // The workers are done: they stop (their heaps go back to the system) while the bins are
+    // planned on this thread, and are gone before the first bin is written.
+    const stopped = pool.close();
     memory.start('plan');
+    outputs.prepareBins();
     const plan = await planPhase(job);
+    await stopped;
     memory.start('write');
     const fragmentedUnits = await writePhase(job, plan, outputs, figures);
     const written = await outputs.close();
@@ -468,7 +470,7 @@ async function* lineBatches(job: PackJob, batchBytes: number, spare: Uint8Array[
       }
     };
     try {
-      for await (const b of readLineBatches(tally(openBytes(file)), batchBytes, undefined, spare)) {
+      for await (const b of readLineBatches(tally(hashedWhileRead(file, openBytes(file))), batchBytes, undefined, spare)) {
         lines = b.firstLineNo + b.lines - 1;
         yield { ...b, file, name, textField: job.o.textField, rank };
       }
@@ -539,6 +541,16 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
   const tally = new UnitTally(plan.units);
   void job.inputsDescribed();
   job.progress({ phase: 'write', totalBins: plan.bins });
+  // A bin is assembled while the one before it is still being written: the writers wait on
+  // their slabs (hashing, disk), and this thread would otherwise wait with them. The assembler
+  // alternates two pairs of arrays, so the bin in flight keeps its own.
+  let inFlight: Promise<void> | undefined;
+  const written = async () => {
+    if (!inFlight) return;
+    await inFlight;
+    job.progress({ phase: 'write', bins: 1 });
+    job.fault('bins');
+  };
   try {
     for (let i = 0; i < order.count; i++) {
       const b = order.at(i);
@@ -546,11 +558,13 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
       for (const u of units) tally.addUnit(u.id);
       const bin = assembler.assemble(units, b);
       figures.addBin(bin.docLens.reduce((s, x) => s + x, 0), units.length);
-      await outputs.writeBin(bin);
-      job.progress({ phase: 'write', bins: 1 });
-      job.fault('bins');
+      await written();
+      inFlight = outputs.writeBin(bin);
+      inFlight.catch(() => {}); // awaited by written(); a failure meanwhile must not go unhandled
     }
+    await written();
   } finally {
+    await inFlight?.catch(() => {}); // the writers are left idle for close() or abort()
     reader.close();
   }
   if (tally.missing) throw new Error(`planner bug: ${tally.missing} of ${plan.units} units are in no written bin`);
@@ -576,5 +590,5 @@ async function describeInput(path: string): Promise<{ path: string; bytes: numbe
   if (isRemote(path)) return remoteObjectSync(path) ? { path, ...(await sha256Remote(path)) } : { path, bytes: 0, sha256: '' }; // a prefix: a folder
   const st = statSync(path);
   if (st.isDirectory()) return { path, bytes: 0, sha256: '' };
-  return { path, bytes: st.size, sha256: (await sha256File(path)).sha256 };
+  return { path, bytes: st.size, sha256: (await sha256Local(path)).sha256 };
 }

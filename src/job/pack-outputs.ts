@@ -3,6 +3,7 @@ import { ArrowShardWriter, completedShards, type ShardsResult } from '../write/a
 import { MegatronBinsWriter, type MegatronFileInfo } from '../write/megatron.js';
 import { AtomicFile, bytesOf } from '../write/files.js';
 import type { PackedBin } from '../write/bin.js';
+import { HashThread } from '../write/hash-thread.js';
 
 export interface PackOutputsOptions {
   out: string;
@@ -34,6 +35,11 @@ export class PackOutputs {
     this.arrow = new ArrowShardWriter({ dir: shardsDir, seqLen: o.seqLen, rowsPerShard: o.rowsPerShard, startShard: o.resume ? completedShards(shardsDir) : 0 });
     this.megatron = new MegatronBinsWriter({ dir: join(o.out, 'megatron'), name: o.name, seqLen: o.seqLen });
     this.lengths = new AtomicFile(join(o.out, 'doc_lengths.u32'));
+  }
+
+  /** Called as the bins are planned (the workers gone): the hash threads start while a core is free. */
+  prepareBins(): void {
+    HashThread.startPool();
   }
 
   writeLengths(lengths: Uint32Array): Promise<void> {

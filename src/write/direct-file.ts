@@ -53,7 +53,7 @@ interface Slab {
 export class DirectFile {
   private readonly memory = takeMemory();
   private readonly slabs: Slab[];
-  private readonly hash: HashStream = HashThread.shared().open();
+  private readonly hash: HashStream = HashThread.open();
   private current = 0;
   private fill = 0;
   /** File offset of the current slab's first byte. */

@@ -97,7 +97,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
 export async function sha256File(path: string): Promise<{ sha256: string; bytes: number }> {
   const PIECE = 1 << 20;
   const memory = new SharedArrayBuffer(2 * PIECE);
-  const hash = HashThread.shared().open();
+  const hash = HashThread.open();
   const file = await open(path, 'r');
   const hashing: (Promise<void> | undefined)[] = [undefined, undefined];
   let bytes = 0;

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AtomicFile, sha256File } from '../../src/write/files.js';
 import { DirectFile } from '../../src/write/direct-file.js';
+import { HashThread } from '../../src/write/hash-thread.js';
 import { REAL_SOURCES, tempDir } from './fixtures.js';
 
 /** Real bytes (commander's source), repeated and varied, cut at awkward lengths around the 4 KiB block and the 2 MiB slab. */
@@ -97,6 +98,32 @@ test('sha256File hashes on the hash thread what a one-shot hash of the file give
     assert.deepEqual(await sha256File(path), { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: n }, `${n} bytes`);
   }
   await assert.rejects(sha256File(join(dir, 'missing')), /ENOENT/);
+});
+
+test('files written side by side, as a pack writes a shard and its Megatron files, hash on the pool\'s threads: each checksum is its own file\'s', async () => {
+  const dir = tempDir();
+  HashThread.startPool();
+  // Chunk sizes of a shard's batches and a bin's tokens, mask and lengths, and a small file that ends early.
+  const sizes = [[5 << 20, 3_000_001], [1 << 20, 1 << 20, 1 << 20, 1 << 20, 1 << 20], [262_144, 262_144, 262_144, 262_144, 77], [400, 1200, 9], [3 << 20]];
+  const files = sizes.map((_, k) => ({ file: new AtomicFile(join(dir, `f${k}`)), parts: [] as Buffer[] }));
+  for (let step = 0; step < 5; step++) {
+    await Promise.all(
+      files.map(async ({ file, parts }, k) => {
+        const n = sizes[k]![step];
+        if (n === undefined) return;
+        const chunk = bytesOf(n, k * 10 + step);
+        parts.push(Buffer.from(chunk));
+        await file.write(chunk);
+        chunk.fill(0xee);
+      }),
+    );
+  }
+  const checksums = await Promise.all(files.map(({ file }) => file.commit()));
+  files.forEach(({ parts }, k) => {
+    const expected = Buffer.concat(parts);
+    assert.ok(readFileSync(join(dir, `f${k}`)).equals(expected), `file ${k}: bytes`);
+    assert.equal(checksums[k], createHash('sha256').update(expected).digest('hex'), `file ${k}: sha256`);
+  });
 });
 
 test('a thousand files in a row reuse their slab memory: each holds exactly its own bytes', async () => {
