@@ -309,7 +309,6 @@ async function packWhilePreparing(
     Object.assign(stages, prepared.stages);
     Object.assign(times, prepared.stage_times, { 'prepare+tokenize': both.stop(prepared.documents, bytes) });
     const after = startPhase();
-    Object.defineProperty(times, 'pack', { enumerable: true, configurable: true, get: () => after.stop(prepared.documents, bytes) });
     if (cfg.mask) {
       o.memory.start('mask');
       const docs = masker(cfg, o, prepared, runDir)(readDocumentFile(docsPath, new Ledger()), stages);
@@ -317,6 +316,8 @@ async function packWhilePreparing(
       times['mask.apply'] = after.stop(prepared.documents, bytes);
       o.onStageTime?.('mask.apply', times['mask.apply']);
     }
+    // A getter: report.json is written at the end of the pack job, and takes its time then.
+    Object.defineProperty(times, 'pack', { enumerable: true, configurable: true, get: () => after.stop(prepared.documents, bytes) });
     return preparedIdentity(o, runDir, prepared);
   };
   const ledger = new Ledger();
