@@ -308,6 +308,7 @@ async function packWhilePreparing(
     const bytes = prepared.stage_times?.prepare?.bytes ?? 0;
     Object.assign(stages, prepared.stages);
     Object.assign(times, prepared.stage_times, { 'prepare+tokenize': both.stop(prepared.documents, bytes) });
+    o.onStageTime?.('prepare+tokenize', times['prepare+tokenize']!);
     const after = startPhase();
     if (cfg.mask) {
       o.memory.start('mask');
