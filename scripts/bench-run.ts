@@ -232,7 +232,7 @@ if (baseline) {
   process.stdout.write(
     [
       `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB  steal ${base.steal.toFixed(0)}%`,
-      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 3)`,
+      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 2.5)`,
       comparePrepared(prepared, join(baseOut, '.run', 'docs.jsonl')),
     ].join('\n') + '\n',
   );

@@ -324,9 +324,9 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
   try {
     memory.start(job.source?.lines?.phase ?? 'tokenize');
     await tokenizePhase(job, pool, outputs, figures);
-    if (job.source?.lines) await finishLines(job, job.source.lines, figures);
-    // The workers are done: their heaps go back to the system before planning and writing.
+    // The workers are done: their heaps go back to the system before the masks are placed, planning and writing.
     await pool.close();
+    if (job.source?.lines) await finishLines(job, job.source.lines, figures);
     memory.start('plan');
     const plan = await planPhase(job);
     memory.start('write');

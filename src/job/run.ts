@@ -169,13 +169,14 @@ async function runClaimed(cfg: RunConfig, options: RunOptions): Promise<RunResul
     sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
   };
   const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
-  // After the fingerprint: the budget changes what is held in memory, not the output's bytes.
-  cfg = withMemoryBudget(cfg, o.memoryMb ?? cfg.memoryMb);
   try {
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);
     let prepared = readPrepared(runDir, runFingerprint);
-    if (!prepared && phase === 'all' && !cfg.mixture) {
+    const overlapped = !prepared && phase === 'all' && !cfg.mixture;
+    // After the fingerprint: the budget changes what is held in memory, not the output's bytes.
+    cfg = withMemoryBudget(cfg, o.memoryMb ?? cfg.memoryMb, overlapped);
+    if (overlapped) {
       const ids = { configHash, fingerprint: runFingerprint };
       const r = await packWhilePreparing(cfg, o, rank, outDir, ids, { workers: workersOf(cfg, o), warm: o.prepareWorkers });
       o.onStageTime?.('pack', r.times.pack!);
