@@ -8,6 +8,8 @@ import type { ChunkStore } from './chunk-store.js';
  * handed from the writer to the tokenizer, and the loss masks placed once the counts are known.
  */
 
+const EMPTY = Buffer.alloc(0);
+
 /** Bytes of lines the channel holds before the writer waits for the tokenizer (a few of its batches). */
 const CHANNEL_BYTES = 8 << 20;
 
@@ -17,7 +19,9 @@ const CHANNEL_BYTES = 8 << 20;
  * behind, so a prepare step faster than tokenizing waits on it instead of holding the corpus.
  */
 export class LineChannel implements AsyncIterable<Buffer> {
-  private readonly queue: Buffer[] = [];
+  /** Queued lines from `head` on (taken ones are dropped in bulk, not shifted one at a time). */
+  private queue: Buffer[] = [];
+  private head = 0;
   private queued = 0;
   private closed = false;
   private failure: { e: unknown } | undefined;
@@ -48,8 +52,10 @@ export class LineChannel implements AsyncIterable<Buffer> {
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
     for (;;) {
       if (this.failure) throw this.failure.e;
-      const line = this.queue.shift();
+      const line = this.queue[this.head];
       if (line) {
+        this.queue[this.head++] = EMPTY;
+        if (this.head >= 1024 && this.head * 2 >= this.queue.length) [this.queue, this.head] = [this.queue.slice(this.head), 0];
         this.queued -= line.length;
         this.wake();
         yield line;
