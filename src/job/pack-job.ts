@@ -273,8 +273,8 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   const config = outputConfig(o, tokenizer.hash);
   const rank = o.rank ?? SINGLE_RANK;
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
-  // Resume and reuse only what these documents, settings and rank made.
-  const documents = source ? (source.identity ?? { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) };
+  // Resume and reuse only what these documents, settings and rank made (lines still being written: nothing, until finishLines stamps the work).
+  const documents = source ? ((!source.lines && source.identity) || { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) };
   const fingerprintOf = (documents: Fingerprint): Fingerprint => ({ config, rank: rank.rank, world_size: rank.worldSize, ...partitionKeys(rank), documents });
   const workFingerprint = (documents: Fingerprint) => fingerprintHash(fingerprintOf(documents));
   const fingerprint = fingerprintOf(documents);
