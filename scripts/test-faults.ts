@@ -1,7 +1,8 @@
 /**
  * Reliability under kills (issue 17): `midpack pack` and `midpack run` are killed at random
- * points (SIGKILL at a tokenized chunk, a packed bin, a prepared document, or after a random
- * time) and rerun, round after round, into ONE output folder that keeps holding the finished
+ * points (SIGKILL at a tokenized chunk, a packed bin, a prepared document, a chunk whose masks a
+ * masked run placed after tokenizing beside preparing, or after a random time) and rerun, round
+ * after round, into ONE output folder that keeps holding the finished
  * output of the round before, made from other inputs and other settings. After every round:
  *
  *   - every input document is in the shards exactly once, token-exact against a fresh
@@ -78,6 +79,8 @@ interface Round {
   seqLen: number;
   /** Output settings; each round draws new ones. */
   settings: { seqLen: number; chunkTokens: number; rowsPerShard: number; name: string };
+  /** A run with masking: it tokenizes while it prepares and places the masks after (kill point `masks`). */
+  masked: boolean;
 }
 
 /** One round's job: which command, which inputs (fresh documents each round), which settings. */
@@ -92,7 +95,8 @@ function makeRound(dir: string, k: number, pick: (n: number) => number): Round {
   }
   const seqLen = [512, 1024, 2048][pick(3)]!;
   const settings = { seqLen, chunkTokens: 800 + pick(1500), rowsPerShard: 1 + pick(4), name: ['midpack', 'mix'][pick(2)]! };
-  return { job, inputs, docs, seqLen, settings };
+  // Every other run round masks (rounds 1, 5, ...): not drawn, so the rounds' draws stay those of earlier seeds.
+  return { job, inputs, docs, seqLen, settings, masked: k % 4 === 1 };
 }
 
 /** The command line of a round into `out` (a run gets its config written beside the inputs). */
@@ -102,7 +106,7 @@ function commandOf(r: Round, dir: string, out: string, k: number): string[] {
   if (r.job === 'pack') return ['pack', ...r.inputs, '--out', out, ...settings, '--workers', '1', '--no-progress'];
   const cfg = join(dir, `round-${k}.yaml`);
   const sources = r.inputs.map((p, i) => ({ name: `docs${i}`, type: 'documents', inputs: [p] }));
-  writeFileSync(cfg, YAML.stringify({ out, seed: k, sources, pack: r.settings }));
+  writeFileSync(cfg, YAML.stringify({ out, seed: k, sources, pack: r.settings, ...(r.masked ? { mask: { minDocs: 2 } } : {}) }));
   return ['run', cfg, '--workers', '1', '--no-progress'];
 }
 
@@ -124,7 +128,7 @@ function runOnce(args: string[], fault: string | undefined, killAfterMs: number 
 
 /** A kill point for one attempt: a fault point of the job, or a random time. */
 function killPoint(r: Round, pick: (n: number) => number): { fault?: string; ms?: number; what: string } {
-  const kinds = r.job === 'run' ? ['chunks', 'plan', 'bins', 'docs', 'time'] : ['chunks', 'plan', 'bins', 'time'];
+  const kinds = r.job === 'run' ? ['chunks', 'plan', 'bins', 'docs', ...(r.masked ? ['masks'] : []), 'time'] : ['chunks', 'plan', 'bins', 'time'];
   const kind = kinds[pick(kinds.length)]!;
   if (kind === 'time') {
     const ms = 300 + pick(4000);
@@ -133,7 +137,7 @@ function killPoint(r: Round, pick: (n: number) => number): { fault?: string; ms?
   // Within the job's reach (about 3.5 characters a token), so most kills land.
   const tokens = [...r.docs.values()].reduce((t, d) => t + d.length, 0) / 3.5;
   // The planner emits closed bins a few at a time (a window's worth): fewer plan points than bins.
-  const reach = { chunks: tokens / r.settings.chunkTokens, plan: tokens / r.settings.seqLen / 8, bins: tokens / r.settings.seqLen, docs: r.docs.size }[kind as 'chunks' | 'plan' | 'bins' | 'docs'];
+  const reach = { chunks: tokens / r.settings.chunkTokens, masks: tokens / r.settings.chunkTokens, plan: tokens / r.settings.seqLen / 8, bins: tokens / r.settings.seqLen, docs: r.docs.size }[kind as 'chunks' | 'masks' | 'plan' | 'bins' | 'docs'];
   const n = 1 + pick(Math.max(1, Math.floor(reach)));
   return { fault: `${kind}:${n}`, what: `at ${kind}:${n}` };
 }
@@ -197,7 +201,7 @@ function bucketTarget(out: string, dir: string, staging: string): Target {
 async function playRound(k: number, dir: string, target: Target, pick: (n: number) => number, maxKills: number): Promise<string[]> {
   const round = makeRound(dir, k, pick);
   const args = commandOf(round, dir, target.out, k);
-  const log = (s: string) => process.stderr.write(`round ${k} (${round.job}${target.out.startsWith('s3://') ? ' to a bucket' : ''}, ${round.docs.size} docs, L=${round.seqLen}): ${s}\n`);
+  const log = (s: string) => process.stderr.write(`round ${k} (${round.job}${round.masked ? ', masked' : ''}${target.out.startsWith('s3://') ? ' to a bucket' : ''}, ${round.docs.size} docs, L=${round.seqLen}): ${s}\n`);
   if (await target.finished()) {
     // The folder holds the previous round's output: without --overwrite, refused, untouched.
     const before = await target.snapshot();

@@ -26,14 +26,15 @@ export class ChunkAccumulator {
     this.acceptedEnd = seq + 1;
   }
 
-  fail(reason: string, message: string): void {
-    this.failed.push({ reason, message });
+  /** A document that failed to tokenize: `seq`, its number among those that could be (acceptedDocs). */
+  fail(reason: string, message: string, seq: number): void {
+    this.failed.push({ reason, message, seq });
   }
 
   /** Adds a tokenized document; returns the chunk's index when this one completed a chunk. */
   add(doc: Doc, r: TokenizeResult): ChunkIndex | undefined {
     this.docs.push(chunkDoc(doc, r));
-    (this.files ??= this.store.begin(this.store.chunkCount)).append(r.ids!, r.mask!);
+    (this.files ??= this.store.begin(this.store.chunkCount)).append(r.ids!, r.mask!, r.starts && r.ends ? { starts: r.starts, ends: r.ends } : undefined);
     this.tokens += r.ids!.length;
     return this.tokens >= this.chunkTokens ? this.flush() : undefined;
   }

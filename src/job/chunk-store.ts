@@ -10,6 +10,10 @@ import { join } from 'node:path';
  *   chunk-NNNNNN.tok   int32 LE token ids of its documents, back to back
  *   chunk-NNNNNN.msk   uint8 loss mask, aligned (1 = trained on)
  *   chunk-NNNNNN.json  { firstSeq, tokens, acceptedEnd, failed, docs: [{ id, kind, source, len, masked, boundaries?, ordering?, language?, template?, mix?, group? }] }
+ *   chunk-NNNNNN.beg, chunk-NNNNNN.end   int32 LE, aligned: each token's character range [start, end)
+ *                      in UTF-16 units of its document, kept only until the loss mask is placed
+ *                      (a run tokenizing while it prepares: remask); both are needed, as the
+ *                      ranges of tokens that split a character (or an NFC cluster) overlap
  */
 export interface ChunkDoc {
   id: string;
@@ -38,8 +42,11 @@ export interface ChunkIndex {
   docs: ChunkDoc[];
   /** Input documents consumed through this chunk, failed ones included: where a resumed run goes on. */
   acceptedEnd: number;
-  /** Documents of this chunk's range that failed to tokenize, so a resumed run counts them again. */
-  failed: { reason: string; message: string }[];
+  /**
+   * Documents of this chunk's range that failed to tokenize, so a resumed run counts them again;
+   * `seq`: the document's number among those that could be tokenized (remask skips it).
+   */
+  failed: { reason: string; message: string; seq?: number }[];
 }
 
 interface LoadedChunk {
@@ -112,6 +119,41 @@ export class ChunkStore {
     readFully(c.fdMsk, Buffer.from(mask.buffer, mask.byteOffset + at, n), docOffset + start);
   }
 
+  /**
+   * Places chunk k's loss mask again from its tokens' character ranges (.beg/.end, which are then
+   * removed): `place` clears the masked tokens of each document in turn (all 1 on entry) and
+   * returns how many, which becomes the document's `masked`. One document's arrays are held at a
+   * time; the new mask and index replace the old ones atomically, the index last.
+   */
+  async remask(k: number, place: (doc: ChunkDoc, enc: { ids: Int32Array; starts: Int32Array; ends: Int32Array }, mask: Uint8Array) => Promise<number>): Promise<ChunkIndex> {
+    const base = join(this.dir, name(k));
+    const index = this.index(k);
+    const fds = ['tok', 'beg', 'end'].map((ext) => openSync(`${base}.${ext}`, 'r'));
+    const msk = new PendingRun(`${base}.msk.tmp`);
+    try {
+      let at = 0;
+      for (const d of index.docs) {
+        const [ids, starts, ends] = fds.map((fd) => {
+          const a = new Int32Array(d.len);
+          readFully(fd, Buffer.from(a.buffer), at * 4);
+          return a;
+        }) as [Int32Array, Int32Array, Int32Array];
+        const mask = new Uint8Array(d.len).fill(1);
+        d.masked = await place(d, { ids, starts, ends }, mask);
+        msk.append(mask);
+        at += d.len;
+      }
+    } finally {
+      msk.close();
+      for (const fd of fds) closeSync(fd);
+    }
+    renameSync(`${base}.msk.tmp`, `${base}.msk`);
+    writeFileSync(`${base}.json.tmp`, JSON.stringify(index));
+    renameSync(`${base}.json.tmp`, `${base}.json`);
+    for (const ext of ['beg', 'end']) rmSync(`${base}.${ext}`, { force: true });
+    return index;
+  }
+
   doc(seq: number): ChunkDoc {
     const c = this.chunkOf(seq);
     return c.index.docs[seq - c.index.firstSeq]!;
@@ -173,32 +215,38 @@ export class ChunkStore {
  * place and writes the index last, which is what makes the chunk complete.
  */
 export class ChunkWriter {
-  private readonly tok: PendingRun;
-  private readonly msk: PendingRun;
+  private readonly files = new Map<string, PendingRun>();
 
-  constructor(private readonly base: string) {
-    this.tok = new PendingRun(`${base}.tok.tmp`);
-    this.msk = new PendingRun(`${base}.msk.tmp`);
-  }
+  constructor(private readonly base: string) {}
 
-  append(ids: Int32Array, mask: Uint8Array): void {
-    this.tok.append(ids);
-    this.msk.append(mask);
+  /** A document's tokens and mask, and (when the mask is placed later: remask) their character ranges. */
+  append(ids: Int32Array, mask: Uint8Array, ranges?: { starts: Int32Array; ends: Int32Array }): void {
+    this.file('tok').append(ids);
+    this.file('msk').append(mask);
+    if (ranges) {
+      this.file('beg').append(ranges.starts);
+      this.file('end').append(ranges.ends);
+    }
   }
 
   /** Closes the files of a chunk that will not complete (its temporary files are removed by the next run). */
   abort(): void {
-    this.tok.close();
-    this.msk.close();
+    for (const f of this.files.values()) f.close();
   }
 
   commit(index: ChunkIndex): void {
-    this.tok.close();
-    this.msk.close();
-    renameSync(`${this.base}.tok.tmp`, `${this.base}.tok`);
-    renameSync(`${this.base}.msk.tmp`, `${this.base}.msk`);
+    for (const [ext, f] of this.files) {
+      f.close();
+      renameSync(`${this.base}.${ext}.tmp`, `${this.base}.${ext}`);
+    }
     writeFileSync(`${this.base}.json.tmp`, JSON.stringify(index));
     renameSync(`${this.base}.json.tmp`, `${this.base}.json`);
+  }
+
+  private file(ext: string): PendingRun {
+    let f = this.files.get(ext);
+    if (!f) this.files.set(ext, (f = new PendingRun(`${this.base}.${ext}.tmp`)));
+    return f;
   }
 }
 

@@ -47,6 +47,8 @@ export interface OutDir {
    * removed, so every file the job leaves was written for this fingerprint.
    */
   openWork(name: string, fingerprint: string): void;
+  /** Stamps the open work folder `name` as work of `fingerprint` (its work became what that fingerprint names), keeping what it holds. */
+  stampWork(name: string, fingerprint: string): void;
   /** Records the finished output's files (relative paths) in the marker. */
   complete(files: string[]): void;
   /** Gives up the lock (the marker stays: the folder is midpack's). */
@@ -142,6 +144,9 @@ export function claimOutDir(o: ClaimOptions): OutDir {
       fingerprint,
       openWork(name, workFingerprint) {
         openWork(o, marker, name, workFingerprint);
+      },
+      stampWork(name, workFingerprint) {
+        writeFileAtomic(join(o.out, name, 'fingerprint'), workFingerprint);
       },
       complete(files) {
         writeMarker(o.out, { ...marker, state: 'complete', files: [...files].sort() });

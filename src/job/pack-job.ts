@@ -135,7 +135,10 @@ function outputConfig(o: PackJobOptions, tokenizerHash: string): Record<string, 
 
 /** Documents from upstream stages (midpack run) instead of input files. */
 export interface PackSource {
-  docs: AsyncIterable<Doc>;
+  /** The documents; absent when `lines` gives them. */
+  docs?: AsyncIterable<Doc>;
+  /** The documents as the JSONL lines of a file being written (a run tokenizing while it prepares). */
+  lines?: PreparedLines;
   ledger: Ledger;
   inputs: string[];
   stages?: Record<string, unknown>;
@@ -153,6 +156,27 @@ export interface PackSource {
   mixture?: (report: ReportJson) => MixtureReport;
   /** The input bytes `docs` reads (ReadDocumentsOptions.bytes), for progress by percentage. */
   bytes?: ByteTally;
+}
+
+/**
+ * Documents as the JSONL lines of `file` while it is written (midpack run: OUT/.run/docs.jsonl as
+ * it is prepared), read and tokenized by the workers exactly as reading the finished file would
+ * (the same lines, numbers, checks and ledger counts: tokenizedLines).
+ */
+export interface PreparedLines {
+  file: string;
+  bytes: AsyncIterable<Buffer>;
+  /** The tokens' character ranges are kept beside the chunks, for `finish` to place the loss mask (ChunkStore.remask). */
+  ranges: boolean;
+  /** The tokenize phase's name in `peak_rss_mb` (it overlaps the phase that writes the lines). */
+  phase: string;
+  /**
+   * Called once every line is tokenized, before planning: places the masks (when `ranges`), and
+   * returns what identifies the finished documents (PackSource.identity of a job that reads
+   * `file` whole): the work store is stamped with it, so a rerun that reads the file resumes
+   * from these chunks. Until then the work is unique to this call (never resumed).
+   */
+  finish: (store: ChunkStore) => Promise<Fingerprint>;
 }
 
 /**
@@ -224,6 +248,8 @@ interface PackJob {
   docs: AsyncIterable<Doc>;
   /** The input files when every one is plain JSONL: the workers read their lines (TokenizePool.mapLines). */
   lineInputs: string[] | undefined;
+  /** The work store's fingerprint for documents of this identity (PackSource.identity). */
+  workFingerprint: (documents: Fingerprint) => string;
   /** An input file's name in the rank partition's keys (ReadDocumentsOptions.nameOf). */
   nameOf: (file: string) => string;
   /**
@@ -246,13 +272,15 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   const config = outputConfig(o, tokenizer.hash);
   const rank = o.rank ?? SINGLE_RANK;
   const inputFiles = source?.inputs ?? expandInputs(o.inputs, isDocumentFile);
-  // Resume and reuse only what these documents, settings and rank made.
-  const documents = source ? (source.identity ?? { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) };
-  const fingerprint: Fingerprint = { config, rank: rank.rank, world_size: rank.worldSize, ...partitionKeys(rank), documents };
+  // Resume and reuse only what these documents, settings and rank made (lines still being written: nothing, until finishLines stamps the work).
+  const documents = source ? ((!source.lines && source.identity) || { stream: randomUUID() }) : { inputs: inputsIdentity(inputFiles) };
+  const fingerprintOf = (documents: Fingerprint): Fingerprint => ({ config, rank: rank.rank, world_size: rank.worldSize, ...partitionKeys(rank), documents });
+  const workFingerprint = (documents: Fingerprint) => fingerprintHash(fingerprintOf(documents));
+  const fingerprint = fingerprintOf(documents);
   const outDir = source?.outDir ?? claimOutDir({ out: o.out, fingerprint, overwrite: o.overwrite ?? false, megatronName: o.name, what: 'pack' });
   const workDir = join(o.out, '.work');
   try {
-    outDir.openWork('.work', fingerprintHash(fingerprint));
+    outDir.openWork('.work', workFingerprint(documents));
   } catch (e) {
     if (!source?.outDir) outDir.release();
     throw e;
@@ -270,13 +298,15 @@ async function setUpPackJob(o: PackJobOptions, backend: ResolvedBackend, source?
   const bytes = source ? source.bytes : ByteTally.ofFiles(inputFiles);
   // Files named as the inputs given name them (not as the expanded list would): `run` reading the same inputs splits them alike.
   const nameOf = portableNamer(source ? [] : o.inputs);
-  const docs = source?.docs ?? readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes, nameOf });
+  const docs = source ? (source.docs ?? noDocs()) : readDocuments(inputFiles, ledger, ownedBy(rank), { textField: o.textField, bytes, nameOf });
   const lineInputs = !source && inputFiles.every((f) => f.endsWith('.jsonl')) ? inputFiles : undefined;
   const store = new ChunkStore(workDir);
   const resumed = store.completed();
   const progress = o.onProgress ?? (() => {});
-  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, nameOf, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
+  return { o, source, backend, tokenizer, config, outDir, workDir, ledger, rank, docs, lineInputs, workFingerprint, nameOf, bytes, inputsDescribed, store, resumed, progress, fault: faultPoint() };
 }
+
+async function* noDocs(): AsyncIterable<Doc> {}
 
 /** The modules that write a pack's outputs, imported when a job starts (see runPackJob). */
 type Writers = Awaited<ReturnType<typeof loadWriters>>;
@@ -291,11 +321,16 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
   const figures = new FiguresBuilder(o.seqLen);
   const memory = o.memory ?? new PhasePeaks();
   try {
-    memory.start('tokenize');
+    memory.start(job.source?.lines?.phase ?? 'tokenize');
     await tokenizePhase(job, pool, outputs, figures);
     // The workers are done: they stop (their heaps go back to the system) while the bins are
-    // planned on this thread, and are gone before the first bin is written.
+    // planned on this thread, and are gone before the first bin is written. Documents tokenized
+    // beside preparing wait for them first: their masks are placed before planning.
     const stopped = pool.close();
+    if (job.source?.lines) {
+      await stopped;
+      await finishLines(job, job.source.lines, figures);
+    }
     memory.start('plan');
     outputs.prepareBins();
     const plan = await planPhase(job);
@@ -356,6 +391,8 @@ function checkOverlongDrops(ledger: Ledger, plannerDropped: number): void {
 /** Phase 1: every document tokenized into the work store; resumed chunks are taken as they are. */
 async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutputs, figures: FiguresBuilder): Promise<void> {
   const { ledger, store, resumed, progress, o } = job;
+  // Masks placed after tokenizing (PreparedLines.ranges) count in the figures once placed: finishLines.
+  const figuresNow = !job.source?.lines?.ranges;
   /** A chunk, new or resumed, goes through the same path: figures, lengths, registration. */
   const register = async (index: ChunkIndex) => {
     store.register(index);
@@ -365,7 +402,7 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
         ledger.recordsOut--;
         ledger.drop('overlong_dropped', `${d.source} (${d.id}): ${d.len} tokens, longer than L=${o.seqLen} (--overlong drop)`);
       }
-      figures.addDoc(d);
+      if (figuresNow) figures.addDoc(d);
     }
     await outputs.writeLengths(Uint32Array.from(index.docs, (d) => d.len));
     progress({ phase: 'tokenize', documents: index.docs.length, tokens: index.tokens, ...readBytes() });
@@ -395,14 +432,19 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
   };
   try {
     // Plain JSONL is read by the workers (a resumed run reads on this thread, to skip what it has).
-    const tokenized = job.lineInputs && resumeAccepted === 0 ? tokenizedLines(job, pool) : pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), ({ doc }) => packRequest(doc));
+    const lines = job.source?.lines;
+    const tokenized = lines
+      ? tokenizedLines(job, pool, (spare) => preparedLineBatches(lines, pool.lineBatchBytes, spare), lines.ranges)
+      : job.lineInputs && resumeAccepted === 0
+        ? tokenizedLines(job, pool, (spare) => lineBatches(job, pool.lineBatchBytes, spare))
+        : pool.map(acceptedDocs(job.docs, ledger, resumeAccepted), ({ doc }) => packRequest(doc));
     for await (const [{ doc, seq }, r] of tokenized) {
       chunks.accepted(seq);
       if (!r.ids) {
         const reason = r.reason ?? 'tokenize_failed';
         const message = `${doc.source} (${doc.id}): ${r.error}`;
         ledger.drop(reason, message);
-        chunks.fail(reason, message);
+        chunks.fail(reason, message, seq);
         continue;
       }
       ledger.output();
@@ -414,6 +456,17 @@ async function tokenizePhase(job: PackJob, pool: TokenizePool, outputs: PackOutp
     chunks.abort();
     throw e;
   }
+}
+
+/**
+ * Once every prepared line is tokenized: the masks placed (PreparedLines.finish), their figures
+ * counted, and the work store stamped as the work of the finished documents, so a rerun that
+ * reads them resumes from these chunks (a rerun before this point starts over: a new stamp).
+ */
+async function finishLines(job: PackJob, lines: PreparedLines, figures: FiguresBuilder): Promise<void> {
+  const identity = await lines.finish(job.store);
+  if (lines.ranges) for (let k = 0; k < job.store.chunkCount; k++) for (const d of job.store.index(k).docs) figures.addDoc(d);
+  job.outDir.stampWork('.work', job.workFingerprint(identity));
 }
 
 /**
@@ -439,10 +492,10 @@ async function* acceptedDocs(docs: AsyncIterable<Doc>, ledger: Ledger, resumeAcc
  * sequence numbers: the ledger counts each batch's records and drops in input order, as
  * readDocuments and acceptedDocs would have.
  */
-async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<[{ doc: Doc; seq: number }, TokenizeResult]> {
+async function* tokenizedLines(job: PackJob, pool: TokenizePool, batches: (spare: Uint8Array[]) => AsyncIterable<LineBatchJob>, ranges = false): AsyncIterable<[{ doc: Doc; seq: number }, TokenizeResult]> {
   let seq = 0;
   const spare: Uint8Array[] = [];
-  for await (const batch of pool.mapLines(lineBatches(job, pool.lineBatchBytes, spare))) {
+  for await (const batch of pool.mapLines(batches(spare), { ranges })) {
     // A buffer made for one huge line is let go: the spare ones stay about a batch each.
     if (batch.spent && batch.spent.byteLength <= 4 * pool.lineBatchBytes) spare.push(batch.spent);
     job.ledger.input(batch.records);
@@ -451,6 +504,17 @@ async function* tokenizedLines(job: PackJob, pool: TokenizePool): AsyncIterable<
       else yield [{ doc: o.doc, seq: seq++ }, o.result];
     }
   }
+}
+
+/**
+ * The lines of a file being written (PreparedLines), in batches as lineBatches would read the
+ * finished file: the same batching of the same bytes, the same numbers; as readDocumentFile reads
+ * it, every line is this rank's (the file holds only its documents). A failure of the writer
+ * fails the job (it is no fault of a file to count).
+ */
+async function* preparedLineBatches(lines: PreparedLines, batchBytes: number, spare: Uint8Array[]): AsyncIterable<LineBatchJob> {
+  const name = portableNamer([lines.file])(lines.file);
+  for await (const b of readLineBatches(lines.bytes, batchBytes, undefined, spare)) yield { ...b, file: lines.file, name };
 }
 
 /** The inputs' lines in batches, undecoded; input bytes tallied as they are read; a file that fails counted as readJsonl counts it. */
@@ -572,14 +636,15 @@ async function writePhase(job: PackJob, plan: PlanResult, outputs: PackOutputs, 
 }
 
 /**
- * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (plan:N, bins:N, docs:N)
- * kills the process with SIGKILL right after the N-th tokenized chunk (planning pass that closed
- * bins, written bin, prepared document) is written: a deterministic kill point.
+ * Fault injection for the kill-and-resume tests: MIDPACK_FAULT=chunks:N (plan:N, bins:N, docs:N,
+ * masks:N) kills the process with SIGKILL right after the N-th tokenized chunk (planning pass
+ * that closed bins, written bin, prepared document, chunk whose masks a run placed after
+ * tokenizing while it prepared) is written: a deterministic kill point.
  */
-export function faultPoint(): (what: 'chunks' | 'plan' | 'bins' | 'docs') => void {
-  const m = /^(chunks|plan|bins|docs):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
+export function faultPoint(): (what: 'chunks' | 'plan' | 'bins' | 'docs' | 'masks') => void {
+  const m = /^(chunks|plan|bins|docs|masks):(\d+)$/.exec(process.env.MIDPACK_FAULT ?? '');
   if (!m) return () => {};
-  const counts = { chunks: 0, plan: 0, bins: 0, docs: 0 };
+  const counts = { chunks: 0, plan: 0, bins: 0, docs: 0, masks: 0 };
   return (what) => {
     if (what === m[1] && ++counts[what] === Number(m[2])) process.kill(process.pid, 'SIGKILL');
   };

@@ -32,6 +32,8 @@ import { MixtureError, countStep, mixtureStep, type MixtureStepOptions } from '.
 import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInReport, type StageTime } from './stage-times.js';
 import { PhasePeaks } from '../core/phase-peaks.js';
 import { withMemoryBudget } from './memory-budget.js';
+import { LineChannel, remaskChunks } from './prepared-lines.js';
+import type { ChunkStore } from './chunk-store.js';
 
 /**
  * `midpack run`: one config, the whole pipeline, bounded memory.
@@ -41,6 +43,12 @@ import { withMemoryBudget } from './memory-budget.js';
  *            workers the sources run in W worker threads (prepare-pool.ts) beside the main
  *            thread, which writes and counts: the same bytes for any W
  *   pack     the prepared documents, masked with the counts (pass 2), tokenized and packed
+ *
+ * Without a mixture, tokenizing starts while preparing (packWhilePreparing): the lines docs.jsonl
+ * gets go to the tokenizer workers as they are written, and with masking, whose counts are
+ * complete only once preparing ends, the workers keep each token's character range and the masks
+ * are placed after (one pass over docs.jsonl and the chunks: remaskChunks), before planning. A
+ * mixture needs the token counts of every source first: prepare, then pack, one after the other.
  *
  * Both steps resume: a finished prepare step is kept (OUT/.run/prepared.json), and packing resumes
  * from its tokenized chunks. On several ranks with masking the two steps run as two phases with a
@@ -161,12 +169,19 @@ async function runClaimed(cfg: RunConfig, options: RunOptions): Promise<RunResul
     sources: cfg.sources.map((s) => ({ name: s.name, inputs: inputsIdentity(s.inputs) })),
   };
   const outDir = claimOutDir({ out, fingerprint, overwrite: o.overwrite ?? false, megatronName: (cfg.pack.name as string | undefined) ?? PACK_DEFAULTS.name, what: 'run' });
-  // After the fingerprint: the budget changes what is held in memory, not the output's bytes.
-  cfg = withMemoryBudget(cfg, o.memoryMb ?? cfg.memoryMb);
   try {
     mkdirSync(runDir, { recursive: true });
     const runFingerprint = fingerprintHash(fingerprint);
     let prepared = readPrepared(runDir, runFingerprint);
+    const overlapped = !prepared && phase === 'all' && !cfg.mixture;
+    // After the fingerprint: the budget changes what is held in memory, not the output's bytes.
+    cfg = withMemoryBudget(cfg, o.memoryMb ?? cfg.memoryMb, overlapped);
+    if (overlapped) {
+      const ids = { configHash, fingerprint: runFingerprint };
+      const r = await packWhilePreparing(cfg, o, rank, outDir, ids, { workers: workersOf(cfg, o), warm: o.prepareWorkers });
+      o.onStageTime?.('pack', r.times.pack!);
+      return { out, ...r, stageTimes: r.times };
+    }
     if (!prepared) {
       o.memory.start('prepare');
       prepared = await prepare(cfg, rank, runDir, { configHash, fingerprint: runFingerprint }, { workers: workersOf(cfg, o), warm: o.prepareWorkers }, o.onStageTime);
@@ -195,13 +210,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   Object.defineProperty(times, 'pack', { enumerable: true, configurable: true, get: () => phase.stop(prepared.documents, preparedBytes) });
   const out = outDir.dir;
   const runDir = join(out, '.run');
-  const docsFile = statSync(join(runDir, 'docs.jsonl'));
-  // The pack work resumes only from chunks of these very documents and counts.
-  const identity: Record<string, unknown> = {
-    prepared: prepared.fingerprint,
-    docs: { bytes: docsFile.size, mtime_ms: Math.round(docsFile.mtimeMs) },
-    counts: o.counts ? inputsIdentity([o.counts]) : (prepared.counts ?? null),
-  };
+  const identity = preparedIdentity(o, runDir, prepared);
 
   const stages: Record<string, unknown> = { ...prepared.stages };
   if (cfg.mixture) o.memory?.start('mixture');
@@ -211,19 +220,7 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
     identity.mixture = mixture.identity;
   }
   const masked = masker(cfg, o, prepared, runDir);
-  const packOptions: PackJobOptions = {
-    ...PACK_DEFAULTS,
-    ...resolvePackOptions(cfg.pack),
-    inputs: [],
-    out,
-    tokenizer: cfg.tokenizer,
-    workers: workersOf(cfg, o),
-    keepWork: o.keepWork ?? false,
-    onProgress: o.onProgress,
-    forceWorkers: o.forceWorkers,
-    rank,
-    memory: o.memory,
-  };
+  const packOptions = packOptionsOf(cfg, o, rank, out);
   const inputs = cfg.sources.flatMap((s) => s.inputs);
   let summary: PackSummary;
   if (mixture && cfg.mixture?.perSource) {
@@ -239,6 +236,108 @@ async function packPrepared(cfg: RunConfig, o: RunOptions, rank: RankInfo, outDi
   Object.defineProperty(times, 'pack', { enumerable: true, value: phase.stop(prepared.documents, preparedBytes) });
   if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
   return summary;
+}
+
+/** The pack work resumes only from chunks of these very documents and counts. */
+function preparedIdentity(o: RunOptions, runDir: string, prepared: Prepared): Record<string, unknown> {
+  const docsFile = statSync(join(runDir, 'docs.jsonl'));
+  return {
+    prepared: prepared.fingerprint,
+    docs: { bytes: docsFile.size, mtime_ms: Math.round(docsFile.mtimeMs) },
+    counts: o.counts ? inputsIdentity([o.counts]) : (prepared.counts ?? null),
+  };
+}
+
+function packOptionsOf(cfg: RunConfig, o: RunOptions, rank: RankInfo, out: string): PackJobOptions {
+  return {
+    ...PACK_DEFAULTS,
+    ...resolvePackOptions(cfg.pack),
+    inputs: [],
+    out,
+    tokenizer: cfg.tokenizer,
+    workers: workersOf(cfg, o),
+    keepWork: o.keepWork ?? false,
+    onProgress: o.onProgress,
+    forceWorkers: o.forceWorkers,
+    rank,
+    memory: o.memory,
+  };
+}
+
+/**
+ * Prepare and pack side by side (phase all, no mixture, nothing prepared yet): the prepared lines
+ * go to the tokenizer as docs.jsonl gets them (LineChannel), and once both are done the masks are
+ * placed (remaskChunks, with the same counts, options and ledger as packPrepared's masker), then
+ * planning and writing as in packPrepared: the same bytes. A run killed before the masks are
+ * placed prepares again (it has no prepared.json) and tokenizes again (its chunks carry a work
+ * stamp no rerun has); killed after, its rerun reuses the prepared documents and resumes from the
+ * chunks, stamped then as packPrepared's work of those documents.
+ *
+ * Times: the prepare phase and its stages as measured by prepare(); `prepare+tokenize` from the
+ * start until both are done; `mask.apply` the pass that places the masks; `pack` the rest (masks,
+ * planning, writing): `prepare+tokenize` and `pack` add up to the run.
+ */
+async function packWhilePreparing(
+  cfg: RunConfig,
+  o: RunOptions & { memory: PhasePeaks },
+  rank: RankInfo,
+  outDir: OutDir,
+  ids: { configHash: string; fingerprint: string },
+  threads: { workers: number; warm?: WarmPrepareWorkers },
+): Promise<{ prepared: Prepared; summary: PackSummary; times: Record<string, StageTime> }> {
+  const runDir = join(outDir.dir, '.run');
+  const docsPath = join(runDir, 'docs.jsonl');
+  const channel = new LineChannel();
+  const both = startPhase();
+  o.memory.start('prepare+tokenize');
+  const preparing = prepare(cfg, rank, runDir, ids, threads, o.onStageTime, (line) => channel.push(line)).then(
+    (p) => {
+      channel.close();
+      return p;
+    },
+    (e: unknown) => {
+      channel.fail(e);
+      throw e;
+    },
+  );
+  preparing.catch(() => {}); // awaited below; a pack job that fails first must not crash on it
+  const stages: Record<string, unknown> = {};
+  const times: Record<string, StageTime> = {};
+  const fault = faultPoint();
+  const finish = async (store: ChunkStore): Promise<Record<string, unknown>> => {
+    const prepared = await preparing;
+    const bytes = prepared.stage_times?.prepare?.bytes ?? 0;
+    Object.assign(stages, prepared.stages);
+    Object.assign(times, prepared.stage_times, { 'prepare+tokenize': both.stop(prepared.documents, bytes) });
+    o.onStageTime?.('prepare+tokenize', times['prepare+tokenize']!);
+    const after = startPhase();
+    if (cfg.mask) {
+      o.memory.start('mask');
+      const docs = masker(cfg, o, prepared, runDir)(readDocumentFile(docsPath, new Ledger()), stages);
+      await remaskChunks(store, docs, () => fault('masks'));
+      times['mask.apply'] = after.stop(prepared.documents, bytes);
+      o.onStageTime?.('mask.apply', times['mask.apply']);
+    }
+    // A getter: report.json is written at the end of the pack job, and takes its time then.
+    Object.defineProperty(times, 'pack', { enumerable: true, configurable: true, get: () => after.stop(prepared.documents, bytes) });
+    return preparedIdentity(o, runDir, prepared);
+  };
+  const ledger = new Ledger();
+  ledger.printDrops('run');
+  const lines = { file: docsPath, bytes: channel, ranges: cfg.mask !== undefined, phase: 'prepare+tokenize', finish };
+  const inputs = cfg.sources.flatMap((s) => s.inputs);
+  let summary: PackSummary;
+  try {
+    summary = await runPackJob(packOptionsOf(cfg, o, rank, outDir.dir), { lines, ledger, inputs, stages, outDir, ...(timesInReport() ? { stageTimes: times } : {}) });
+  } catch (e) {
+    channel.fail(e);
+    await preparing; // its failure first: the pack job's may only be that the lines stopped
+    throw e;
+  }
+  const prepared = await preparing;
+  Object.defineProperty(times, 'pack', { enumerable: true, value: times.pack });
+  if (!o.keepWork) rmSync(runDir, { recursive: true, force: true });
+  return { prepared, summary, times };
 }
 
 /** The documents masked with the counts when the config masks (its ledger and figures into `stages.mask`). */
@@ -303,7 +402,16 @@ function readPrepared(runDir: string, fingerprint: string): Prepared | undefined
   return prepared;
 }
 
-async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { configHash: string; fingerprint: string }, threads: { workers: number; warm?: WarmPrepareWorkers }, onStageTime?: RunOptions['onStageTime']): Promise<Prepared> {
+/** `onLine`: each line as docs.jsonl gets it, waited on (packWhilePreparing's tokenizer). */
+async function prepare(
+  cfg: RunConfig,
+  rank: RankInfo,
+  runDir: string,
+  ids: { configHash: string; fingerprint: string },
+  threads: { workers: number; warm?: WarmPrepareWorkers },
+  onStageTime?: RunOptions['onStageTime'],
+  onLine?: (line: Buffer) => Promise<void>,
+): Promise<Prepared> {
   const { workers } = threads;
   const stages: Prepared['stages'] = {};
   const writer = new AtomicLineWriter(join(runDir, 'docs.jsonl'));
@@ -330,7 +438,9 @@ async function prepare(cfg: RunConfig, rank: RankInfo, runDir: string, ids: { co
     // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
     for await (const p of docs) {
       if (p.segments) found.set(p.doc, p.segments);
-      await write.time(() => writer.writeRaw(p.line ?? docToJson(p.doc) + '\n'));
+      let line = p.line;
+      await write.time(() => writer.writeRaw((line ??= docToJson(p.doc) + '\n')));
+      if (onLine) await onLine(typeof line === 'string' ? Buffer.from(line) : line!);
       documents++;
       bytes += p.textBytes;
       fault('docs');

@@ -22,6 +22,9 @@ export interface EncodedBatch {
   boundaryCounts: Uint32Array;
   /** Per document: tokens excluded from the loss. */
   masked: Int32Array;
+  /** With `ranges`: each token's character range [start, end) in UTF-16 units of its document, aligned with `ids`. */
+  starts?: Int32Array;
+  ends?: Int32Array;
   failures: { doc: number; error: string; reason?: string }[];
 }
 
@@ -29,7 +32,12 @@ export interface EncodedBatch {
 const KEEP_SCRATCH_TOKENS = 1 << 22;
 let scratch = new TokenBuffer(1 << 16);
 
-export function encodeBatch(tokenizer: MidTokenizer, docs: readonly TokenizeRequest[]): EncodedBatch {
+/**
+ * `ranges`: the tokens' character ranges come back too, so a loss mask from spans known only
+ * later (a run's masking, whose counts are complete once preparing ends) is placed without
+ * tokenizing again (markLossMask on them gives the mask this function gives).
+ */
+export function encodeBatch(tokenizer: MidTokenizer, docs: readonly TokenizeRequest[], ranges = false): EncodedBatch {
   const n = docs.length;
   const out = scratch;
   out.length = 0;
@@ -65,6 +73,10 @@ export function encodeBatch(tokenizer: MidTokenizer, docs: readonly TokenizeRequ
     if (req.loss_mask_spans && req.loss_mask_spans.length) masked[doc] = markLossMask(docView(out, at, at + lens[doc]!), req.loss_mask_spans, mask.subarray(at, at + lens[doc]!));
   }
   const result: EncodedBatch = { ids: out.ids.slice(0, total), mask, boundaries: concatU32(boundaryParts), lens, boundaryCounts, masked, failures };
+  if (ranges) {
+    result.starts = out.starts.slice(0, total);
+    result.ends = out.ends.slice(0, total);
+  }
   if (out.ids.length > KEEP_SCRATCH_TOKENS) scratch = new TokenBuffer(1 << 16);
   return result;
 }
@@ -80,6 +92,10 @@ export function splitBatch(b: EncodedBatch): TokenizeResult[] {
     if (len < 0) continue;
     const nb = b.boundaryCounts[d]!;
     results[d] = { ids: b.ids.subarray(at, at + len), mask: b.mask.subarray(at, at + len), boundaries: b.boundaries.subarray(bAt, bAt + nb), masked: b.masked[d]! };
+    if (b.starts && b.ends) {
+      results[d]!.starts = b.starts.subarray(at, at + len);
+      results[d]!.ends = b.ends.subarray(at, at + len);
+    }
     at += len;
     bAt += nb;
   }

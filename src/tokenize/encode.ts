@@ -19,6 +19,9 @@ export interface TokenizeResult {
   /** Token offsets of the boundaries; the header is tokens [0, boundaries[0]). */
   boundaries?: Uint32Array;
   masked?: number;
+  /** Each token's character range [start, end) (UTF-16 units), when the pool was asked for them (encodeBatch `ranges`). */
+  starts?: Int32Array;
+  ends?: Int32Array;
   /** Set when the document cannot be tokenized (bad special span...): counted, not fatal. */
   error?: string;
   /** The ledger reason for `error` (tokenize_failed unless a size limit was hit). */

@@ -129,8 +129,8 @@ export class TokenizePool {
    * parsing and checking the documents is spread over the workers instead of holding up the
    * thread that feeds them all. One result a batch, in input order.
    */
-  async *mapLines(batches: AsyncIterable<LineBatchJob>): AsyncIterable<LinesResult> {
-    yield* this.runMap((_sent: LineBatchJob[], m: Reply) => [linesResult(m)], (run) => run.pumpEach(batches));
+  async *mapLines(batches: AsyncIterable<LineBatchJob>, options: { ranges?: boolean } = {}): AsyncIterable<LinesResult> {
+    yield* this.runMap((_sent: LineBatchJob[], m: Reply) => [linesResult(m)], (run) => run.pumpEach(batches, options.ranges ?? false));
   }
 
   private async *runMap<T, Y>(expand: (sent: T[], m: Reply) => Y[], pump: (run: PoolRun<T, Y>) => Promise<void>): AsyncIterable<Y> {
@@ -248,12 +248,12 @@ class PoolRun<T, Y> {
     });
   }
 
-  /** Sends each item as a batch of its own (a batch of lines), its bytes transferred. */
-  async pumpEach(items: AsyncIterable<T & LineBatchJob>): Promise<void> {
+  /** Sends each item as a batch of its own (a batch of lines), its bytes transferred; `ranges`: the tokens' character ranges asked for. */
+  async pumpEach(items: AsyncIterable<T & LineBatchJob>, ranges: boolean): Promise<void> {
     await this.pumping(async () => {
       for await (const item of items) {
         if (this.stopped || !(await this.room())) return;
-        this.send([item], { lines: item }, Math.max(1, item.bytes.length), item.bytes.length ? [item.bytes.buffer as ArrayBuffer] : []);
+        this.send([item], { lines: item, ...(ranges ? { ranges } : {}) }, Math.max(1, item.bytes.length), item.bytes.length ? [item.bytes.buffer as ArrayBuffer] : []);
       }
     });
   }

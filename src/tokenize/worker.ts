@@ -13,21 +13,21 @@ import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
 // The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
 const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, { vocabulary: workerData.vocabulary, cachePieces: workerData.cachePieces });
-parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob } | { stop: true }) => {
+parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob; ranges?: boolean } | { stop: true }) => {
   if ('stop' in msg) process.exit(0); // the pool is closing: after the batches sent before this
   const t0 = performance.now();
   let reply: { batch: number; result: EncodedBatch; records?: number; outcomes?: LineOutcome[]; spent?: Uint8Array };
   if (msg.lines) {
     const { records, outcomes, docs } = docsOfLines(msg.lines);
-    const result = encodeBatch(tokenizer, docs.map(packRequest));
+    const result = encodeBatch(tokenizer, docs.map(packRequest), msg.ranges);
     // The main thread keeps what a chunk records of each document, not its text.
     // The batch's buffer goes back, to be filled again (readLineBatches' spare buffers).
     reply = { batch: msg.batch, result, records, outcomes: outcomes.map((o) => ('doc' in o ? { doc: { ...o.doc, text: '' } } : o)), spent: new Uint8Array(msg.lines.bytes.buffer) };
   } else {
-    reply = { batch: msg.batch, result: encodeBatch(tokenizer, msg.docs!) };
+    reply = { batch: msg.batch, result: encodeBatch(tokenizer, msg.docs!, msg.ranges) };
   }
   const r = reply.result;
-  const transfer = [r.ids, r.mask, r.boundaries, r.lens, r.boundaryCounts, r.masked, ...(reply.spent ? [reply.spent] : [])].map((a) => a.buffer as ArrayBuffer);
+  const transfer = [r.ids, r.mask, r.boundaries, r.lens, r.boundaryCounts, r.masked, ...(r.starts && r.ends ? [r.starts, r.ends] : []), ...(reply.spent ? [reply.spent] : [])].map((a) => a.buffer as ArrayBuffer);
   parentPort!.postMessage({ ...reply, busyMs: performance.now() - t0 }, transfer);
 });
 parentPort!.postMessage({ ready: true });

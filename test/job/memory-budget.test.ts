@@ -25,6 +25,9 @@ test('the memory budget gives its shares to the mask table, the context caches a
   assert.deepEqual([small.mask!.memoryMb, small.sources[0]!.options.contextCacheMb, small.pack.passUnits], [64, 32, Math.floor((64 * 2 ** 20) / 60)]);
   const set = withMemoryBudget(config({ mask: { minDocs: 4, memoryMb: 700 }, pack: { passUnits: 5000 } }), 256);
   assert.deepEqual([set.mask!.memoryMb, set.pack.passUnits], [700, 5000], "the config's own settings win");
+  // Tokenizing beside preparing: the tokenizer workers share the prepare phase, its two shares halved; planning's unchanged.
+  const beside = withMemoryBudget(config(), undefined, true);
+  assert.deepEqual([beside.mask!.memoryMb, beside.sources[0]!.options.contextCacheMb, beside.pack.passUnits], [128, 64, DEFAULT_PASS_UNITS]);
   assert.throws(() => config({ memoryMb: 10 }), /memoryMb: must be an integer >= 64, got 10/);
 });
 

@@ -63,7 +63,10 @@ test('run: the example mix over data-samples, every stage accounted for, every k
   // Time per stage: report.json, report.html, and one progress line per stage (stderr is not a terminal here).
   const times = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).stage_times as Record<string, { wall_s: number; cpu_s: number; documents: number; bytes: number; mb_per_s: number }>;
   const stageNames = Object.keys(m.stages).filter((k) => k !== 'mask');
-  assert.deepEqual(Object.keys(times), [...stageNames, 'prepare.write', 'mask.count', 'prepare', 'pack']);
+  // Tokenizing ran beside preparing (no mixture): the two side by side, the masks placed after, then the rest of the pack job.
+  assert.deepEqual(Object.keys(times), [...stageNames, 'prepare.write', 'mask.count', 'prepare', 'prepare+tokenize', 'mask.apply', 'pack']);
+  assert.ok(times['prepare+tokenize']!.wall_s >= times.prepare!.wall_s, 'tokenizing ends after preparing');
+  assert.ok(times['mask.apply']!.wall_s <= times.pack!.wall_s + 0.01, 'placing the masks is part of the pack phase after preparing');
   const lastOfEach = stageNames.filter((k) => !stageNames.some((o) => o.startsWith(`${k}.`)));
   assert.equal(lastOfEach.reduce((n, k) => n + times[k]!.documents, 0), m.ledger.records_in, 'the last stage of each source yields the packed documents');
   assert.equal(times.prepare!.documents, m.ledger.records_in);
