@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TokenRanges } from '../tokenize/token-mask.js';
 
 /**
  * Tokenized documents on disk, in chunks written atomically (tokens, mask, then the index
@@ -122,24 +123,29 @@ export class ChunkStore {
   /**
    * Places chunk k's loss mask again from its tokens' character ranges (.beg/.end, which are then
    * removed): `place` clears the masked tokens of each document in turn (all 1 on entry) and
-   * returns how many, which becomes the document's `masked`. One document's arrays are held at a
-   * time; the new mask and index replace the old ones atomically, the index last.
+   * returns how many, which becomes the document's `masked`. A document's ranges are read only
+   * when `place` asks for them (a document without spans needs none), one document's at a time;
+   * the new mask and index replace the old ones atomically, the index last.
    */
-  async remask(k: number, place: (doc: ChunkDoc, enc: { ids: Int32Array; starts: Int32Array; ends: Int32Array }, mask: Uint8Array) => Promise<number>): Promise<ChunkIndex> {
+  async remask(k: number, place: (doc: ChunkDoc, ranges: () => TokenRanges, mask: Uint8Array) => Promise<number>): Promise<ChunkIndex> {
     const base = join(this.dir, name(k));
     const index = this.index(k);
-    const fds = ['tok', 'beg', 'end'].map((ext) => openSync(`${base}.${ext}`, 'r'));
+    const fds = ['beg', 'end'].map((ext) => openSync(`${base}.${ext}`, 'r'));
     const msk = new PendingRun(`${base}.msk.tmp`);
     try {
       let at = 0;
       for (const d of index.docs) {
-        const [ids, starts, ends] = fds.map((fd) => {
-          const a = new Int32Array(d.len);
-          readFully(fd, Buffer.from(a.buffer), at * 4);
-          return a;
-        }) as [Int32Array, Int32Array, Int32Array];
+        const offset = at * 4;
+        const ranges = (): TokenRanges => {
+          const [starts, ends] = fds.map((fd) => {
+            const a = new Int32Array(d.len);
+            readFully(fd, Buffer.from(a.buffer), offset);
+            return a;
+          }) as [Int32Array, Int32Array];
+          return { starts, ends };
+        };
         const mask = new Uint8Array(d.len).fill(1);
-        d.masked = await place(d, { ids, starts, ends }, mask);
+        d.masked = await place(d, ranges, mask);
         msk.append(mask);
         at += d.len;
       }
@@ -220,7 +226,7 @@ export class ChunkWriter {
   constructor(private readonly base: string) {}
 
   /** A document's tokens and mask, and (when the mask is placed later: remask) their character ranges. */
-  append(ids: Int32Array, mask: Uint8Array, ranges?: { starts: Int32Array; ends: Int32Array }): void {
+  append(ids: Int32Array, mask: Uint8Array, ranges?: TokenRanges): void {
     this.file('tok').append(ids);
     this.file('msk').append(mask);
     if (ranges) {

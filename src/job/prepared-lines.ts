@@ -98,11 +98,11 @@ export async function remaskChunks(store: ChunkStore, docs: AsyncIterable<Doc>, 
   try {
     for (let k = 0; k < store.chunkCount; k++) {
       for (const f of store.index(k).failed) if (f.seq !== undefined) failed.add(f.seq);
-      await store.remask(k, async (d, enc, mask) => {
+      await store.remask(k, async (d, ranges, mask) => {
         const doc = await next();
         if (doc.id !== d.id) throw new Error(`remask: chunk ${k} holds ${d.id} where the prepared documents have ${doc.id}`);
         const spans = doc.loss_mask_spans;
-        return spans && spans.length ? markLossMask(enc, spans, mask) : 0;
+        return spans && spans.length ? markLossMask(ranges(), spans, mask) : 0;
       });
       onChunk();
     }

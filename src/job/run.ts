@@ -449,9 +449,10 @@ async function prepare(
     // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
     for await (const p of docs) {
       if (p.segments) found.set(p.doc, p.segments);
-      let line = p.line;
-      await write.time(() => writer.writeRaw((line ??= docToJson(p.doc) + '\n')));
-      if (onLine) await onLine(typeof line === 'string' ? Buffer.from(line) : line!);
+      // Bytes once: the file stream would encode a string, and the tokenizer takes bytes too.
+      const line = Buffer.isBuffer(p.line) ? p.line : Buffer.from(p.line ?? docToJson(p.doc) + '\n');
+      await write.time(() => writer.writeRaw(line));
+      if (onLine) await onLine(line);
       documents++;
       bytes += p.textBytes;
       fault('docs');

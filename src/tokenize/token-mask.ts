@@ -12,9 +12,12 @@ export function tokenLossMask(enc: Encoded, maskSpans: readonly Span[] | undefin
   return mask;
 }
 
+/** Each token's character range [start, end), aligned with its ids: all a loss mask is placed from. */
+export type TokenRanges = Pick<Encoded, 'starts' | 'ends'>;
+
 /** Clears (to 0) the entries of `mask` (all 1 on entry) for the tokens inside `maskSpans`; returns how many. */
-export function markLossMask(enc: Encoded, maskSpans: readonly Span[], mask: Uint8Array): number {
-  const n = enc.ids.length;
+export function markLossMask(enc: TokenRanges, maskSpans: readonly Span[], mask: Uint8Array): number {
+  const n = enc.starts.length;
   const spans = mergeTouching(maskSpans);
   let k = 0;
   let masked = 0;
