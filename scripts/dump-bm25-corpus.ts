@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bm25Terms } from '../src/stages/edits/retrieve.js';
+import { bm25Terms } from '../src/stages/edits/bm25-terms.js';
 import { repoRoot } from '../test/helpers/paths.js';
 
 const out = process.argv[2] ?? join(tmpdir(), 'bm25-corpus.json');

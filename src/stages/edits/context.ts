@@ -4,7 +4,8 @@ import type { Rng } from '../../core/random.js';
 import type { RepoFile } from '../repos/format.js';
 import { decodeText } from '../fim/text.js';
 import { CatFile, git } from './git.js';
-import { rankBm25, termCounts, type Bm25Doc, type TermCounts } from './retrieve.js';
+import { rankBm25, type Bm25Doc } from './retrieve.js';
+import { termCounts, type TermCounts } from './bm25-terms.js';
 import { DEFAULT_CONTEXT_CACHE_MB, ENTRY_BYTES, threadContentCache, type ContentCache } from './content-cache.js';
 import { readTexts } from './blob-texts.js';
 import { TreeFiles } from './tree-files.js';
@@ -270,8 +271,11 @@ export class ContextBuilder {
     const missing: string[] = [];
     for (const e of entries) {
       const text = this.cache.get<string | null>(`x\0${e.sha}`);
-      if (text === undefined) missing.push(e.sha);
-      else texts.set(e.sha, text);
+      // Paths with the same content (an empty __init__.py, a copied fixture) share a blob: read once.
+      if (text === undefined) {
+        if (!texts.has(e.sha)) missing.push(e.sha);
+        texts.set(e.sha, null);
+      } else texts.set(e.sha, text);
     }
     const bodies = await cat.contentsMany(missing);
     missing.forEach((sha, i) => {

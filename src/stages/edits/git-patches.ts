@@ -192,7 +192,7 @@ class MarkedOutputs {
 }
 
 /** What DiffTreeStream gives for a commit: its raw entries, and git's patch of each file when it was asked and fits the cap. */
-export interface CommitDiff {
+interface CommitDiff {
   /** Undefined when even the listing was over its cap (the caller lists the files another way). */
   raw?: RawEntry[];
   patches: Map<string, string>;

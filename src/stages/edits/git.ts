@@ -38,7 +38,7 @@ export async function* gitLines(dir: string, args: string[]): AsyncIterable<stri
 }
 
 /** An object's header as cat-file gives it; undefined when git has no such object. */
-export type ObjectInfo = { type: string; size: number } | undefined;
+type ObjectInfo = { type: string; size: number } | undefined;
 
 /** A request written to cat-file: its answers, read in turn as git's output arrives. */
 interface CatRequest {

@@ -61,7 +61,7 @@ export const PIECE_COMMITS = 100;
 
 const ZERO = /^0+$/;
 
-/** Parses `git diff-tree -r -z --raw` output (a commit whose patch was over the cap is listed this way). */
+/** Parses `git diff-tree -r -z --raw` output (a commit whose listing was over the listing stream's cap is listed this way). */
 function parseRaw(out: Buffer): RawEntry[] {
   const f = out.toString('utf8').split('\0');
   const entries: RawEntry[] = [];
@@ -93,6 +93,11 @@ interface RepoGit {
   patches: DiffTreeStream;
 }
 
+/** A commit of at most `maxFiles` changed files is made into samples; the others are dropped, unwritten by git. */
+function withinFileLimit(files: number, opts: HistoryOptions): boolean {
+  return files <= opts.maxFiles;
+}
+
 /**
  * A commit's changed text files, each with git's patch of it when the patch fits the texts; the
  * others are counted dropped by reason into `files`. Undefined (and counted) when the commit
@@ -104,7 +109,7 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
   // without git's patch (its commit's patch was over the cap) gets jsdiff's diff (bounded).
   const raw = out.raw ?? parseRaw(await git(g.dir, ['diff-tree', '-r', '-z', '-M', '--raw', '--no-commit-id', '--root', commit]));
   files.input(raw.length);
-  if (raw.length > opts.maxFiles) {
+  if (!withinFileLimit(raw.length, opts)) {
     files.drop('commit_dropped', `${label}: ${raw.length} files`, raw.length);
     return { files: raw.length };
   }
@@ -149,7 +154,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
   // A commit over the file limit is dropped whatever its patch: git is not asked to write it.
-  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts), (raw) => raw.length <= opts.maxFiles) };
+  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts), (raw) => withinFileLimit(raw.length, opts)) };
   const ahead: CommitAhead[] = [];
   let reads: Promise<unknown> = Promise.resolve();
   const turn = async (a: CommitAhead): Promise<EditUnit> => {

@@ -11,8 +11,6 @@
  */
 import { bm25Terms, type TermCounts } from './bm25-terms.js';
 
-export { bm25Terms, STOPWORDS, termCounts, type TermCounts } from './bm25-terms.js';
-
 export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
 

@@ -16,7 +16,8 @@ import { ownedBy } from '../../../src/core/ranks.js';
 import { slow } from '../../helpers/tiers.js';
 import { instancesFromHistory, isTest } from '../../helpers/instances.js';
 import { decodeText } from '../../../src/stages/fim/text.js';
-import { rankBm25, termCounts } from '../../../src/stages/edits/retrieve.js';
+import { rankBm25 } from '../../../src/stages/edits/retrieve.js';
+import { termCounts } from '../../../src/stages/edits/bm25-terms.js';
 import { loadTokenizer } from '../../../src/tokenize/tokenizer.js';
 
 /**

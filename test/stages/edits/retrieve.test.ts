@@ -6,7 +6,8 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, sharedDir } from '../../helpers/paths.js';
-import { bm25Terms, rankBm25, STOPWORDS, termCounts } from '../../../src/stages/edits/retrieve.js';
+import { rankBm25 } from '../../../src/stages/edits/retrieve.js';
+import { bm25Terms, STOPWORDS, termCounts } from '../../../src/stages/edits/bm25-terms.js';
 
 /**
  * midpack's BM25 against bm25s (Lucene BM25, k1 = 0.9, b = 0.4) on the same terms: the files of
