@@ -1,7 +1,6 @@
-import type { Doc } from '../doc/document.js';
-import { untokenizable } from '../tokenize/encode.js';
 import { markLossMask } from '../tokenize/token-mask.js';
 import type { ChunkStore } from './chunk-store.js';
+import type { DocSpans } from './mask-thread.js';
 
 /**
  * What a run needs to tokenize while it prepares (run.ts packWhilePreparing): the prepared lines
@@ -75,23 +74,22 @@ export class LineChannel implements AsyncIterable<Buffer> {
 }
 
 /**
- * Places the loss mask of every chunk (ChunkStore.remask) from `docs`: the prepared documents in
- * order, their loss_mask_spans final (masking's spans added to their own: maskApply). Each
- * chunk's document is the next one that could be tokenized (untokenizable, and not among the
- * chunks' failures), as the tokenize phase numbered them, and its mask is what tokenizing it with
- * those spans gives (encodeBatch: markLossMask on the same character ranges). Every document is
- * read to the end, so the mask stage's ledger and figures count them all. `onChunk`: after each
- * chunk (a kill point).
+ * Places the loss mask of every chunk (ChunkStore.remask) from `docs`: the prepared documents that
+ * could be tokenized (untokenizable), in order, with their final loss_mask_spans (masking's spans
+ * added to their own: maskApply, on the masking thread). Each chunk's document is the next one
+ * not among the chunks' failures, as the tokenize phase numbered them, and its mask is what
+ * tokenizing it with those spans gives (encodeBatch: markLossMask on the same character ranges).
+ * Every document is taken to the end, so the mask stage's ledger and figures count them all.
+ * `onChunk`: after each chunk (a kill point).
  */
-export async function remaskChunks(store: ChunkStore, docs: AsyncIterable<Doc>, onChunk: () => void = () => {}): Promise<void> {
+export async function remaskChunks(store: ChunkStore, docs: AsyncIterable<DocSpans>, onChunk: () => void = () => {}): Promise<void> {
   const it = docs[Symbol.asyncIterator]();
   const failed = new Set<number>();
   let seq = 0;
-  const next = async (): Promise<Doc> => {
+  const next = async (): Promise<DocSpans> => {
     for (;;) {
       const r = await it.next();
       if (r.done) throw new Error('remask: the prepared documents end before the tokenized chunks do');
-      if (untokenizable(r.value)) continue;
       if (!failed.delete(seq++)) return r.value;
     }
   };
@@ -101,8 +99,7 @@ export async function remaskChunks(store: ChunkStore, docs: AsyncIterable<Doc>, 
       await store.remask(k, async (d, ranges, mask) => {
         const doc = await next();
         if (doc.id !== d.id) throw new Error(`remask: chunk ${k} holds ${d.id} where the prepared documents have ${doc.id}`);
-        const spans = doc.loss_mask_spans;
-        return spans && spans.length ? markLossMask(ranges(), spans, mask) : 0;
+        return doc.spans.length ? markLossMask(ranges(), doc.spans, mask) : 0;
       });
       onChunk();
     }

@@ -11,7 +11,7 @@ import { readDocumentFile, ByteTally } from '../io/documents.js';
 import { writeFileAtomic } from '../write/files.js';
 import { countSegments } from '../stages/mask/count.js';
 import { loadFrequent, maskApply } from '../stages/mask/apply.js';
-import { checkCountsCover, readCountsHeader } from '../stages/mask/counts-file.js';
+import { checkCountsCover, readCountsHeader, type CountsHeader } from '../stages/mask/counts-file.js';
 import { resolveMaskOptions } from '../stages/mask/options.js';
 import { runPackJob, faultPoint, PACK_DEFAULTS, type PackJobOptions, type PackSummary } from './pack-job.js';
 import { packPerSource, type Masker } from './run-per-source.js';
@@ -33,6 +33,7 @@ import { Clock, StageTimes, startPhase, stageTime, threadCpuSeconds, timesInRepo
 import { PhasePeaks } from '../core/phase-peaks.js';
 import { withMemoryBudget } from './memory-budget.js';
 import { LineChannel, remaskChunks } from './prepared-lines.js';
+import { MaskThread } from './mask-thread.js';
 import type { ChunkStore } from './chunk-store.js';
 
 /**
@@ -290,9 +291,12 @@ async function packWhilePreparing(
   const channel = new LineChannel();
   const both = startPhase();
   o.memory.start('prepare+tokenize');
+  // With masking, the masking pass starts on a thread of its own once the counts are complete (while the tokenizer catches up).
+  let maskThread: MaskThread | undefined;
   const preparing = prepare(cfg, rank, runDir, ids, threads, o.onStageTime, (line) => channel.push(line)).then(
     (p) => {
       channel.close();
+      if (cfg.mask) maskThread = new MaskThread({ docsPath, countsPath: countsPathOf(o, p, runDir), options: resolveMaskOptions(cfg.mask), seed: cfg.seed });
       return p;
     },
     (e: unknown) => {
@@ -313,8 +317,11 @@ async function packWhilePreparing(
     const after = startPhase();
     if (cfg.mask) {
       o.memory.start('mask');
-      const docs = masker(cfg, o, prepared, runDir)(readDocumentFile(docsPath, new Ledger()), stages);
-      await remaskChunks(store, docs, () => fault('masks'));
+      // In its place among the stages now (as packPrepared's masker puts it); its ledger and figures once the thread is done.
+      const mask = (stages.mask = maskStageHead(o, prepared, readCountsHeader(countsPathOf(o, prepared, runDir))));
+      await remaskChunks(store, maskThread!, () => fault('masks'));
+      const { ledger, stats } = maskThread!.result();
+      Object.assign(mask, { stats, ledger }); // the order packPrepared's manifest has them in
       times['mask.apply'] = after.stop(prepared.documents, bytes);
       o.onStageTime?.('mask.apply', times['mask.apply']);
     }
@@ -333,6 +340,8 @@ async function packWhilePreparing(
     channel.fail(e);
     await preparing; // its failure first: the pack job's may only be that the lines stopped
     throw e;
+  } finally {
+    await maskThread?.close();
   }
   const prepared = await preparing;
   Object.defineProperty(times, 'pack', { enumerable: true, value: times.pack });
@@ -355,16 +364,26 @@ function tokenizersBesidePreparing(workers: number): number {
 function masker(cfg: RunConfig, o: RunOptions, prepared: Prepared, runDir: string): Masker {
   if (!cfg.mask) return (docs) => docs;
   const m = resolveMaskOptions(cfg.mask);
-  const countsPath = o.countsFile ?? o.counts ?? join(runDir, prepared.counts!);
-  const frequent = loadFrequent(countsPath, m);
+  const frequent = loadFrequent(countsPathOf(o, prepared, runDir), m);
   return (docs, stages) => {
     const maskCtx = defaultContext({ seed: cfg.seed });
     // The mask ledger fills while packing reads the documents: a getter, read when the manifest is written.
-    // Counts merged with --allow-missing-ranks say so in every rank's figures, and so in the merged manifest.
-    const missing = frequent.header.missing_ranks?.length ? { counts_missing_ranks: frequent.header.missing_ranks } : {};
-    stages.mask = { type: 'mask', counts: o.counts ?? prepared.counts, ...missing, get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
+    stages.mask = { ...maskStageHead(o, prepared, frequent.header), get ledger() { return maskCtx.ledger.toJSON(); }, stats: maskCtx.stats };
     return maskApply(frequent, m)(countedIn(docs, maskCtx.ledger), maskCtx);
   };
+}
+
+function countsPathOf(o: RunOptions, prepared: Prepared, runDir: string): string {
+  return o.countsFile ?? o.counts ?? join(runDir, prepared.counts!);
+}
+
+/**
+ * The mask stage's record but its ledger and figures: the counts it masked with. Counts merged
+ * with --allow-missing-ranks say so in every rank's figures, and so in the merged manifest.
+ */
+function maskStageHead(o: RunOptions, prepared: Prepared, header: CountsHeader): Record<string, unknown> {
+  const missing = header.missing_ranks?.length ? { counts_missing_ranks: header.missing_ranks } : {};
+  return { type: 'mask', counts: o.counts ?? prepared.counts, ...missing };
 }
 
 type MixtureConfig = RunConfig & { mixture: NonNullable<RunConfig['mixture']> };

@@ -1,0 +1,56 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Ledger } from '../core/ledger.js';
+import { countedIn, defaultContext } from '../core/stage.js';
+import { readDocumentFile } from '../io/documents.js';
+import { loadFrequent, maskApply } from '../stages/mask/apply.js';
+import { untokenizable } from '../tokenize/encode.js';
+import type { MaskThreadMessage, MaskThreadSetup } from './mask-thread.js';
+
+/**
+ * The masking pass of a run that tokenized while it prepared (mask-thread.ts): docs.jsonl read,
+ * parsed and masked with the final counts (maskApply, its ledger and figures as packPrepared's
+ * masker has them), and each tokenizable document's id and final loss-mask spans sent to the
+ * main thread in batches, which places them in the chunks meanwhile. At most `WINDOW` batches are
+ * unanswered at a time, so a main thread behind it never holds more than those.
+ */
+const BATCH_DOCS = 512;
+const WINDOW = 4;
+
+const setup = workerData as MaskThreadSetup;
+let credit = WINDOW;
+let wakeWriter: (() => void) | undefined;
+parentPort!.on('message', () => {
+  credit++;
+  wakeWriter?.();
+});
+
+const post = (m: MaskThreadMessage, transfer: ArrayBuffer[] = []) => parentPort!.postMessage(m, transfer);
+
+async function send(ids: string[], counts: number[], spans: number[]): Promise<void> {
+  while (credit === 0) await new Promise<void>((resolve) => (wakeWriter = resolve));
+  credit--;
+  const c = Uint32Array.from(counts);
+  const s = Uint32Array.from(spans);
+  post({ type: 'batch', ids, counts: c, spans: s }, [c.buffer, s.buffer]);
+}
+
+async function main(): Promise<void> {
+  const frequent = loadFrequent(setup.countsPath, setup.options);
+  const ctx = defaultContext({ seed: setup.seed });
+  const docs = maskApply(frequent, setup.options)(countedIn(readDocumentFile(setup.docsPath, new Ledger()), ctx.ledger), ctx);
+  let [ids, counts, spans]: [string[], number[], number[]] = [[], [], []];
+  for await (const doc of docs) {
+    if (untokenizable(doc)) continue;
+    const own = doc.loss_mask_spans ?? [];
+    ids.push(doc.id);
+    counts.push(own.length);
+    for (const [a, b] of own) spans.push(a, b);
+    if (ids.length < BATCH_DOCS) continue;
+    await send(ids, counts, spans);
+    [ids, counts, spans] = [[], [], []];
+  }
+  if (ids.length) await send(ids, counts, spans);
+  post({ type: 'done', ledger: ctx.ledger.toJSON(), stats: ctx.stats });
+}
+
+await main();
