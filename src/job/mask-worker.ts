@@ -11,10 +11,14 @@ import type { MaskThreadMessage, MaskThreadSetup } from './mask-thread.js';
  * parsed and masked with the final counts (maskApply, its ledger and figures as packPrepared's
  * masker has them), and each tokenizable document's id and final loss-mask spans sent to the
  * main thread in batches, which places them in the chunks meanwhile. At most `WINDOW` batches are
- * unanswered at a time, so a main thread behind it never holds more than those.
+ * unanswered at a time, so a main thread behind it never holds more than those (a few MB). The
+ * window is wide because the thread starts when preparing ends, and the main thread takes its
+ * first batch only once the tokenizer has caught up: the thread works ahead meanwhile.
  */
 const BATCH_DOCS = 512;
-const WINDOW = 4;
+/** A batch is also cut at this many spans (8 bytes each), so documents with very many do not make it large. */
+const BATCH_SPANS = 1 << 16;
+const WINDOW = 64;
 
 const setup = workerData as MaskThreadSetup;
 let credit = WINDOW;
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
     ids.push(doc.id);
     counts.push(own.length);
     for (const [a, b] of own) spans.push(a, b);
-    if (ids.length < BATCH_DOCS) continue;
+    if (ids.length < BATCH_DOCS && spans.length < 2 * BATCH_SPANS) continue;
     await send(ids, counts, spans);
     [ids, counts, spans] = [[], [], []];
   }

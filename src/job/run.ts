@@ -48,7 +48,8 @@ import type { ChunkStore } from './chunk-store.js';
  * Without a mixture, tokenizing starts while preparing (packWhilePreparing): the lines docs.jsonl
  * gets go to the tokenizer workers as they are written, and with masking, whose counts are
  * complete only once preparing ends, the workers keep each token's character range and the masks
- * are placed after (one pass over docs.jsonl and the chunks: remaskChunks), before planning. A
+ * are placed after (docs.jsonl masked on a thread of its own, the chunks' masks placed from its
+ * spans on this one: MaskThread, remaskChunks), before planning. A
  * mixture needs the token counts of every source first: prepare, then pack, one after the other.
  *
  * Both steps resume: a finished prepare step is kept (OUT/.run/prepared.json), and packing resumes
@@ -268,7 +269,8 @@ function packOptionsOf(cfg: RunConfig, o: RunOptions, rank: RankInfo, out: strin
 /**
  * Prepare and pack side by side (phase all, no mixture, nothing prepared yet): the prepared lines
  * go to the tokenizer as docs.jsonl gets them (LineChannel), and once both are done the masks are
- * placed (remaskChunks, with the same counts, options and ledger as packPrepared's masker), then
+ * placed (MaskThread: maskApply with the same counts, options and ledger as packPrepared's masker,
+ * on its own thread from the moment the counts are complete; remaskChunks places its spans), then
  * planning and writing as in packPrepared: the same bytes. A run killed before the masks are
  * placed prepares again (it has no prepared.json) and tokenizes again (its chunks carry a work
  * stamp no rerun has); killed after, its rerun reuses the prepared documents and resumes from the
