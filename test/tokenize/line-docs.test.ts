@@ -37,6 +37,8 @@ const TRICKY = [
   String.raw`{"id":"spans","text":"masked here","loss_mask_spans":[[0,6]]}`,
   String.raw`{"id":"special","text":"<|file_sep|>a","special_spans":[[0,12]]}`,
   String.raw`{"id":"repo","kind":"repo","text":"header\nfile a\nfile b\n","meta":{"boundaries":[7,14]}}`,
+  String.raw`{"meta":{"note":"a \"text\":\"fake\" and a \\\" inside"},"id":"fake","text":"the real one"}`,
+  String.raw`{"id":"deep","meta":{"a":[[["\\"]],{"b":"]}"}]},"text":"after nesting \\\" end"}`,
 ];
 
 function job(lines: string[], textField?: string): LineBatchJob {
@@ -61,7 +63,7 @@ test('line docs: a text read from its JSON literal gives the records, ledger mes
     assert.deepEqual(read.outcomes.map(emptied), usual.outcomes.map(emptied), `${label}: outcomes`);
     const fromLiterals = read.docs.filter((_, i) => read.literals[i]).map((d) => d.id);
     if (label === 'sample documents') assert.ok(fromLiterals.length >= lines.length / 2, `${label}: ${fromLiterals.length} texts read from their literals`);
-    else assert.deepEqual(fromLiterals.slice(0, 7), ['esc', 'spaced', 'bs1', 'bs2', 'docs.jsonl:5', 'crlf', 'repo'], `${label}: the texts read from their literals`);
+    else assert.deepEqual(fromLiterals.slice(0, 9), ['esc', 'spaced', 'bs1', 'bs2', 'docs.jsonl:5', 'crlf', 'repo', 'fake', 'deep'], `${label}: the texts read from their literals`);
     assert.equal(usual.literals.filter(Boolean).length, 0);
     const requests = read.docs.map((d, i) => (read.literals[i] ? { ...packRequest(d), asciiLiteral: read.literals[i] } : packRequest(d)));
     assert.deepEqual(encodeBatch(tokenizer, requests, true), encodeBatch(tokenizer, usual.docs.map(packRequest), true), `${label}: tokens`);
