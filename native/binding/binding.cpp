@@ -12,6 +12,7 @@
 #include "bpe_tokenizer.hpp"
 #include "header_lines.hpp"
 #include "json_string.hpp"
+#include "json_text.hpp"
 #include "packer.hpp"
 #include "planner.hpp"
 #include "segments.hpp"
@@ -40,6 +41,7 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "NativeTokenizer",
                        {InstanceMethod("encodeInto", &NativeTokenizer::EncodeInto), InstanceMethod("encodeAsciiInto", &NativeTokenizer::EncodeAsciiInto),
+                        InstanceMethod("encodeJsonAsciiInto", &NativeTokenizer::EncodeJsonAsciiInto),
                         InstanceMethod("copyLast", &NativeTokenizer::CopyLast),
                         InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
   }
@@ -136,6 +138,37 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
     if (text_.size() > (1u << 24)) std::vector<char16_t>().swap(text_);
     if (ascii_.size() > (1u << 24)) std::vector<char>().swap(ascii_);
     if (!encoded) return env.Null();
+    return WriteOut(env, arrays, capacity, at, base);
+  }
+
+  // encodeJsonAsciiInto(content: Uint8Array, ids, starts, ends, at, base): encodeInto for the
+  // text a JSON string's content stands for (the bytes between its quotes, which jsonAsciiText
+  // accepted: valid, all ASCII; not checked again), unescaped into the buffer an ASCII string is
+  // copied to. Content it did not accept comes out wrong, never out of bounds.
+  Napi::Value EncodeJsonAsciiInto(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int32_t* arrays[3];
+    size_t capacity = 0, at = 0;
+    int32_t base = 0;
+    if (!core_ || info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+      Napi::TypeError::New(env, "NativeTokenizer.encodeJsonAsciiInto expects a Uint8Array").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    if (!outputArgs(info, 1, arrays, capacity, at, base)) return env.Undefined();
+    auto content = info[0].As<Napi::Uint8Array>();
+    const size_t n = content.ElementLength();
+    if (ascii_.size() < n + 17) ascii_.resize(n + 17);
+    const size_t length = midpack::unescapeJsonAscii(content.Data(), n, ascii_.data());
+    std::memset(ascii_.data() + length, 0, 16);
+    out_.clear();
+    try {
+      core_->encodeAscii(reinterpret_cast<const uint8_t*>(ascii_.data()), length, out_);
+    } catch (const std::exception& e) {
+      out_ = midpack::Encoding();
+      Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    if (ascii_.size() > (1u << 24)) std::vector<char>().swap(ascii_);
     return WriteOut(env, arrays, capacity, at, base);
   }
 
@@ -494,6 +527,28 @@ Napi::Value JsonStringInto(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(midpack::jsonStringOfUtf8(in, bytes, out.Data() + at)));
 }
 
+// jsonAsciiText(line: Uint8Array, key: string, at: Float64Array): the text of the JSON record
+// line's top-level string field `key` when it is all ASCII (native/include/json_text.hpp): its
+// length in characters, with its literal's bounds (quotes included) in at[0] and at[1]; -1 when
+// the line is to be read as before (no such field, one that is not ASCII, anything unusual).
+Napi::Value JsonAsciiText(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsString() || !info[2].IsTypedArray() ||
+      info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array || info[2].As<Napi::TypedArray>().ElementLength() < 2) {
+    Napi::TypeError::New(env, "jsonAsciiText(line: Uint8Array, key: string, at: Float64Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto line = info[0].As<Napi::Uint8Array>();
+  const std::string key = info[1].As<Napi::String>().Utf8Value();
+  size_t from = 0, to = 0;
+  if (!midpack::jsonStringField(line.Data(), line.ElementLength(), key, from, to)) return Napi::Number::New(env, -1);
+  const long length = midpack::jsonAsciiLength(line.Data() + from + 1, to - from - 2);
+  auto at = info[2].As<Napi::Float64Array>();
+  at[0] = static_cast<double>(from);
+  at[1] = static_cast<double>(to);
+  return Napi::Number::New(env, static_cast<double>(length));
+}
+
 // headerLanguage(text): Linguist's `.h` answer for a header's text, 0 Objective-C, 1 C++, 2 C
 // (native/include/header_lines.hpp), read from a UTF-16 copy the thread keeps.
 Napi::Value HeaderLanguage(const Napi::CallbackInfo& info) {
@@ -520,6 +575,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   exports.Set("lineSegments", Napi::Function::New(env, LineSegments));
   exports.Set("jsonStringInto", Napi::Function::New(env, JsonStringInto));
+  exports.Set("jsonAsciiText", Napi::Function::New(env, JsonAsciiText));
   exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
   return exports;
 }

@@ -12,11 +12,19 @@ import { runInNewContext } from 'node:vm';
  *     below the process's peak by construction.
  *
  * As a phase starts, a full garbage collection gives the previous phase's dead buffers back to
- * the system first. V8 collects its old generation only as its own heap grows, so a large buffer
+ * the system first (when there can be enough of them: COLLECT_FROM_BYTES). V8 collects its old generation only as its own heap grows, so a large buffer
  * a phase let go of (the mask counter's 256 MB table, dead once counting ends) otherwise stays
  * resident well into the next phase, on top of that phase's own memory.
  */
 const SAMPLE_MS = 50;
+
+/**
+ * A phase starts with a full collection only when the JS heap and the memory it holds outside
+ * (ArrayBuffers, dead ones included until collected) come to this much: below it there is little
+ * to give back, and a full collection still costs tens of milliseconds of this thread and of V8's
+ * helper threads (a `pack` of 40 MB of code had three: about 90 ms of pauses on this thread).
+ */
+const COLLECT_FROM_BYTES = 64 << 20;
 
 let fullGc: (() => void) | undefined;
 
@@ -54,7 +62,8 @@ export class PhasePeaks {
   /** Ends the current phase (if any) and starts `phase`. A phase started again keeps the larger peak. */
   start(phase: string): void {
     this.end();
-    collectGarbage();
+    const { heapUsed, external } = process.memoryUsage();
+    if (heapUsed + external >= COLLECT_FROM_BYTES) collectGarbage();
     const current = { phase, highWater: highWaterKb(), sampled: rssKb(), timer: setInterval(() => (current.sampled = Math.max(current.sampled, rssKb())), SAMPLE_MS) };
     current.timer.unref();
     this.current = current;

@@ -124,6 +124,8 @@ interface NativeBinding {
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;
   /** `text` as a JSON string literal in UTF-8 at `out[at]`: the bytes written, or minus the bytes needed when they do not fit (native/include/json_string.hpp; src/doc/json-line.ts). */
   jsonStringInto(text: string, out: Uint8Array, at: number): number;
+  /** The characters of a JSON line's top-level string field `key` when they are all ASCII, its literal's bounds in at[0], at[1]; else -1 (native/include/json_text.hpp; src/tokenize/line-docs.ts). */
+  jsonAsciiText(line: Uint8Array, key: string, at: Float64Array): number;
   /** Linguist's `.h` heuristics' answer for a header's text: 0 Objective-C, 1 C++, 2 C (native/include/header_lines.hpp; src/stages/repos/heuristics.ts). */
   headerLanguage?(text: string): number;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
@@ -135,6 +137,8 @@ interface NativeBinding {
     encodeInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     /** encodeInto for an all-ASCII text; null (nothing done) for any other. */
     encodeAsciiInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number | null;
+    /** encodeInto for the ASCII text a JSON string's content (the bytes between its quotes, accepted by jsonAsciiText) stands for. */
+    encodeJsonAsciiInto(content: Uint8Array, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     /** The last encodeInto's tokens, written at `at` of arrays grown since; their count (or minus it, again). */
     copyLast(ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     cacheSize(): number;

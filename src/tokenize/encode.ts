@@ -10,6 +10,18 @@ export interface TokenizeRequest {
   loss_mask_spans?: Span[];
   /** Character offsets where the `boundary` policy may cut (repository file starts). */
   boundaries?: number[];
+  /**
+   * The text as the JSON string literal of ASCII characters it was read from (quotes included),
+   * `text` then empty: a document of a JSONL line read in a worker (line-docs.ts), tokenized from
+   * these bytes. Never with `special_spans` or `loss_mask_spans`.
+   */
+  asciiLiteral?: AsciiLiteral;
+}
+
+/** A JSON string literal of ASCII characters (its bytes, quotes included) and the length of the text it stands for. */
+export interface AsciiLiteral {
+  bytes: Uint8Array;
+  length: number;
 }
 
 export interface TokenizeResult {

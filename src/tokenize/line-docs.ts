@@ -3,7 +3,8 @@ import { decodeLine, type LineBatch, type Line } from '../io/lines.js';
 import { jsonlLine } from '../io/jsonl.js';
 import { rowToDoc } from '../io/documents.js';
 import { inputOwns, ownedBy, type RankInfo } from '../core/ranks.js';
-import { untokenizable } from './encode.js';
+import { untokenizable, type AsciiLiteral } from './encode.js';
+import { nativeBinding } from '../pack/packer.js';
 
 /** A batch of JSONL lines for a worker to read, decode, parse and tokenize (TokenizePool.mapLines). */
 export interface LineBatchJob extends LineBatch {
@@ -25,10 +26,11 @@ export type LineOutcome = { drop: string; message: string } | { doc: Doc };
  * ledger counts the same records under the same reasons with the same messages. `records` counts
  * the lines that are records (not blank, this rank's).
  */
-export function docsOfLines(job: LineBatchJob): { records: number; outcomes: LineOutcome[]; docs: Doc[] } {
+export function docsOfLines(job: LineBatchJob, readLiterals = false): { records: number; outcomes: LineOutcome[]; docs: Doc[]; literals: (AsciiLiteral | undefined)[] } {
   const owns = job.rank ? inputOwns(ownedBy(job.rank), job.name) : undefined;
   const outcomes: LineOutcome[] = [];
   const docs: Doc[] = [];
+  const literals: (AsciiLiteral | undefined)[] = [];
   let records = 0;
   let at = 0;
   for (let i = 0; i < job.lines; i++) {
@@ -39,6 +41,15 @@ export function docsOfLines(job: LineBatchJob): { records: number; outcomes: Lin
       const nl = job.bytes.indexOf(0x0a, at);
       const raw = job.bytes.subarray(at, nl);
       at = nl + 1;
+      const ascii = readLiterals ? asciiRecord(job, lineNo, raw, owns) : undefined;
+      if (ascii === null) continue; // another rank's line
+      if (ascii) {
+        records++;
+        outcomes.push({ doc: ascii.doc });
+        docs.push(ascii.doc);
+        literals[docs.length - 1] = ascii.literal;
+        continue;
+      }
       const text = decodeLine(raw);
       line = text === null ? { lineNo, text, error: 'invalid_utf8', bytes: raw.length } : { lineNo, text, bytes: raw.length };
     }
@@ -57,5 +68,33 @@ export function docsOfLines(job: LineBatchJob): { records: number; outcomes: Lin
       docs.push(doc as Doc);
     }
   }
-  return { records, outcomes, docs };
+  return { records, outcomes, docs, literals };
+}
+
+const bounds = new Float64Array(2);
+
+/**
+ * A line whose text field is a JSON string of ASCII characters, read without making its text a
+ * string: the rest of the line is parsed with the text's literal replaced by "x", and the
+ * document keeps the literal's bytes (its text empty). Its record is the one docsOfLines reads
+ * the usual way, since JSON.parse checks the rest of the line, the native reader the literal
+ * (valid JSON, every character ASCII, so well-formed and unchanged by NFC), and a non-empty text
+ * is never dropped. undefined when the line is to be read the usual way: no such field, an
+ * empty text, any drop (its message is the usual one), a record with spans (placed on the text);
+ * null for another rank's line.
+ */
+function asciiRecord(job: LineBatchJob, lineNo: number, raw: Uint8Array, owns: ((key: string) => boolean) | undefined): { doc: Doc; literal: AsciiLiteral } | null | undefined {
+  const length = nativeBinding().jsonAsciiText(raw, job.textField ?? 'text', bounds);
+  if (length <= 0) return undefined;
+  const [from, to] = bounds as unknown as [number, number];
+  const head = decodeLine(raw.subarray(0, from));
+  const tail = decodeLine(raw.subarray(to));
+  if (head === null || tail === null) return undefined;
+  const r = jsonlLine(job.file, { lineNo, text: `${head}"x"${tail}`, bytes: raw.length }, owns);
+  if (r === undefined) return null;
+  if ('drop' in r) return undefined;
+  const doc = rowToDoc(r.value, `${job.file}:${lineNo}`, job.file, job.textField);
+  if ('drop' in doc || doc.special_spans || doc.loss_mask_spans) return undefined;
+  doc.text = '';
+  return { doc, literal: { bytes: raw.subarray(from, to), length } };
 }

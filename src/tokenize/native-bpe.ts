@@ -131,6 +131,18 @@ export class NativeBpe {
     return true;
   }
 
+  /**
+   * encodeAsciiInto for the text of a JSON string literal of ASCII characters (jsonAsciiText
+   * found it in a JSONL line): the core unescapes the literal's bytes itself, so the text is never
+   * a JS string.
+   */
+  encodeJsonAsciiInto(literal: Uint8Array, out: TokenBuffer, base: number): void {
+    if (literal.length <= 2) return;
+    const k = out.length;
+    const n = limited(() => this.core.encodeJsonAsciiInto(literal.subarray(1, literal.length - 1), out.ids, out.starts, out.ends, k, base));
+    out.length = k + this.written(n, out, base);
+  }
+
   /** The tokens the core wrote past out.length (their count), after growing `out` when they did not fit. */
   private written(n: number, out: TokenBuffer, shift: number): number {
     if (n >= 0) return n;

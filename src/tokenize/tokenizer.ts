@@ -10,6 +10,7 @@ import { tokenCharRanges } from './byte-level.js';
 import { MAX_HF_CHARS, TokenizeLimitError } from './limits.js';
 import { referenceRegex } from './unicode-classes.js';
 import { checkNativePipeline, NativeBpe } from './native-bpe.js';
+import type { AsciiLiteral } from './encode.js';
 
 /**
  * Which implementation turns text into ids: `hf` is @huggingface/tokenizers (the JavaScript
@@ -164,8 +165,21 @@ export class MidTokenizer {
   private scratch = new TokenBuffer();
 
   /** encodeDoc appended to `out` (a worker's batch buffer); ranges are relative to the document. */
-  encodeDocInto(doc: Pick<Doc, 'text' | 'special_spans'>, out: TokenBuffer): void {
+  encodeDocInto(doc: Pick<Doc, 'text' | 'special_spans'> & { asciiLiteral?: AsciiLiteral }, out: TokenBuffer): void {
+    if (doc.asciiLiteral) return this.encodeLiteralInto(doc.asciiLiteral, out);
     this.encodeInto(doc.text, doc.special_spans ?? [], true, out);
+  }
+
+  /** True when encodeDocInto reads a document's text from its JSON literal's bytes without making it a string (the native backend). */
+  get readsAsciiLiterals(): boolean {
+    return this.fast instanceof NativeBpe;
+  }
+
+  /** encodeDocInto for a text given as a JSON string literal of ASCII characters (TokenizeRequest.asciiLiteral). */
+  private encodeLiteralInto({ bytes, length }: AsciiLiteral, out: TokenBuffer): void {
+    if (this.fast instanceof NativeBpe) this.fast.encodeJsonAsciiInto(bytes, out, 0);
+    else this.encodeInto(JSON.parse(latin1.decode(bytes)) as string, [], false, out);
+    out.push(this.eosId, length, length);
   }
 
   private encodeInto(text: string, specialSpans: readonly Span[], endOfText: boolean, out: TokenBuffer): void {
@@ -390,3 +404,5 @@ async function load(spec: string, requested: TokenizerBackend, resolved: boolean
   const { backend } = await resolveTokenizerBackend(spec, requested);
   return new MidTokenizer(preparedOnMain(spec, backend !== 'hf'), backend, { cachePieces: extras.cachePieces });
 }
+
+const latin1 = new TextDecoder('latin1');

@@ -18,8 +18,8 @@ parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines
   const t0 = performance.now();
   let reply: { batch: number; result: EncodedBatch; records?: number; outcomes?: LineOutcome[]; spent?: Uint8Array };
   if (msg.lines) {
-    const { records, outcomes, docs } = docsOfLines(msg.lines);
-    const result = encodeBatch(tokenizer, docs.map(packRequest), msg.ranges);
+    const { records, outcomes, docs, literals } = docsOfLines(msg.lines, tokenizer.readsAsciiLiterals);
+    const result = encodeBatch(tokenizer, docs.map((doc, i) => (literals[i] ? { ...packRequest(doc), asciiLiteral: literals[i] } : packRequest(doc))), msg.ranges);
     // The main thread keeps what a chunk records of each document, not its text.
     // The batch's buffer goes back, to be filled again (readLineBatches' spare buffers).
     reply = { batch: msg.batch, result, records, outcomes: outcomes.map((o) => ('doc' in o ? { doc: { ...o.doc, text: '' } } : o)), spent: new Uint8Array(msg.lines.bytes.buffer) };

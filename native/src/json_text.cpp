@@ -1,0 +1,183 @@
+#include "json_text.hpp"
+
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace midpack {
+namespace {
+
+bool isSpace(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+size_t skipSpace(const uint8_t* s, size_t i, size_t n) {
+  while (i < n && isSpace(s[i])) i++;
+  return i;
+}
+
+// s[i] is an opening quote: the index past its closing quote, or n when it has none. A quote
+// closes the string when an even number of backslashes comes right before it (pairs of "\\":
+// no other escape ends in a backslash).
+size_t endOfString(const uint8_t* s, size_t i, size_t n) {
+  const size_t start = i + 1;
+  for (i = start; i < n;) {
+    const auto* q = static_cast<const uint8_t*>(std::memchr(s + i, '"', n - i));
+    if (!q) return n;
+    size_t back = static_cast<size_t>(q - s);
+    while (back > start && s[back - 1] == '\\') back--;
+    const size_t end = static_cast<size_t>(q - s);
+    if ((end - back) % 2 == 0) return end + 1;
+    i = end + 1;
+  }
+  return n;
+}
+
+// The index past the value starting at s[i] (an object, array, string or scalar); n when it does not end.
+size_t endOfValue(const uint8_t* s, size_t i, size_t n) {
+  if (i >= n) return n;
+  if (s[i] == '"') return endOfString(s, i, n);
+  if (s[i] != '{' && s[i] != '[') {
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && !isSpace(s[i])) i++;
+    return i;
+  }
+  size_t depth = 0;
+  while (i < n) {
+    const uint8_t c = s[i];
+    if (c == '"') {
+      i = endOfString(s, i, n);
+      continue;
+    }
+    if (c == '{' || c == '[') depth++;
+    if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    i++;
+  }
+  return n;
+}
+
+int hexDigit(uint8_t c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The character of the escape at s[i] (past its backslash), and its length in `len`; -1 when
+// JSON does not allow it.
+int escapeAt(const uint8_t* s, size_t i, size_t n, size_t& len) {
+  if (i >= n) return -1;
+  len = 1;
+  switch (s[i]) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u': break;
+    default: return -1;
+  }
+  if (n - i < 5) return -1;
+  int v = 0;
+  for (size_t k = 1; k <= 4; k++) {
+    const int d = hexDigit(s[i + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  len = 5;
+  return v;
+}
+
+// The index of the first byte at or past i that is not ASCII, a control character or a backslash
+// (n when none): 16 bytes a step with SSE2 (x86-64's baseline), as a signed compare below 0x20
+// takes both the bytes over 0x7F and the control characters.
+size_t nextSpecial(const uint8_t* s, size_t i, size_t n) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20);
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, backslash)));
+    if (hits) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(hits)));
+  }
+#endif
+  while (i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '\\') i++;
+  return i;
+}
+
+}  // namespace
+
+bool jsonStringField(const uint8_t* line, size_t n, std::string_view key, size_t& from, size_t& to) {
+  size_t i = skipSpace(line, 0, n);
+  if (i >= n || line[i] != '{') return false;
+  bool found = false;
+  for (i = skipSpace(line, i + 1, n); i < n && line[i] != '}';) {
+    if (line[i] != '"') return false;
+    const size_t keyEnd = endOfString(line, i, n);
+    if (keyEnd >= n) return false;
+    // A key with an escape may spell `key` another way: the caller reads such lines as before.
+    if (std::memchr(line + i + 1, '\\', keyEnd - i - 2)) return false;
+    const bool match = std::string_view(reinterpret_cast<const char*>(line) + i + 1, keyEnd - i - 2) == key;
+    i = skipSpace(line, keyEnd, n);
+    if (i >= n || line[i] != ':') return false;
+    i = skipSpace(line, i + 1, n);
+    const size_t end = endOfValue(line, i, n);
+    if (end >= n) return false;
+    if (match) {
+      if (found || line[i] != '"') return false;
+      found = true;
+      from = i;
+      to = end;
+    }
+    i = skipSpace(line, end, n);
+    if (i < n && line[i] == ',') i = skipSpace(line, i + 1, n);
+    else if (i >= n || line[i] != '}') return false;
+  }
+  return found;
+}
+
+long jsonAsciiLength(const uint8_t* s, size_t n) {
+  long length = 0;
+  for (size_t i = 0; i < n; i++, length++) {
+    const size_t next = nextSpecial(s, i, n);
+    length += static_cast<long>(next - i);
+    if ((i = next) >= n) break;
+    const uint8_t c = s[i];
+    if (c >= 0x80 || c < 0x20) return -1;  // not ASCII, or a control character JSON does not allow unescaped
+    if (c != '\\') continue;
+    size_t len = 0;
+    const int v = escapeAt(s, i + 1, n, len);
+    if (v < 0 || v >= 0x80) return -1;
+    i += len;
+  }
+  return length;
+}
+
+size_t unescapeJsonAscii(const uint8_t* s, size_t n, char* out) {
+  char* o = out;
+  for (size_t i = 0; i < n;) {
+#if defined(__SSE2__)
+    // 16 bytes copied a step up to the next backslash (the output is never longer than the input).
+    const __m128i backslash = _mm_set1_epi8('\\');
+    for (; i + 16 <= n; i += 16, o += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
+      const int hits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash));
+      if (!hits) continue;
+      const size_t k = static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(hits)));
+      i += k;
+      o += k;
+      break;
+    }
+#endif
+    while (i < n && s[i] != '\\') *o++ = static_cast<char>(s[i++]);
+    if (i >= n) break;
+    size_t len = 0;
+    *o++ = static_cast<char>(escapeAt(s, i + 1, n, len));
+    i += len + 1;
+  }
+  return static_cast<size_t>(o - out);
+}
+
+}  // namespace midpack
