@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { asyncBufferFromFile, cachedAsyncBuffer, type AsyncBuffer } from 'hyparquet';
+import type { AsyncBuffer } from 'hyparquet';
+import { hyparquet } from './hyparquet.js';
 import { isRemote } from './remote.js';
 import { getObject, getRange, headObject, listObjects, readObject, StorageError, type RemoteObject } from './s3.js';
 import { getObjectSync, headObjectSync, listObjectsSync } from './s3-sync.js';
@@ -37,6 +38,7 @@ export function openRaw(path: string): Readable {
  * served from the cache hyparquet keeps.
  */
 export async function asyncBufferOf(path: string): Promise<AsyncBuffer> {
+  const { asyncBufferFromFile, cachedAsyncBuffer } = await hyparquet();
   if (!isRemote(path)) return asyncBufferFromFile(path);
   const head = await headObject(path);
   if (!head) throw new StorageError(`${path}: no such object (read)`, 'NoSuchKey');
