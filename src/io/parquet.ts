@@ -1,5 +1,4 @@
-import { parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { hyparquet } from './hyparquet.js';
 import type { Ledger } from '../core/ledger.js';
 import { asyncBufferOf, rethrowStorageFailure } from './storage.js';
 
@@ -18,6 +17,7 @@ export async function* readParquetRows(
   columns?: string[],
   owns?: (key: string) => boolean,
 ): AsyncIterable<{ file: string; row: number; value: Record<string, unknown> }> {
+  const { parquetMetadataAsync, parquetReadObjects, compressors } = await hyparquet();
   let metadata;
   let buffer;
   try {

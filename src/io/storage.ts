@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { AsyncBuffer } from 'hyparquet';
+import { hyparquet } from './hyparquet.js';
 import { isRemote } from './remote.js';
 import { getObject, getRange, headObject, listObjects, readObject, StorageError, type RemoteObject } from './s3.js';
 import { getObjectSync, headObjectSync, listObjectsSync } from './s3-sync.js';
@@ -37,9 +38,7 @@ export function openRaw(path: string): Readable {
  * served from the cache hyparquet keeps.
  */
 export async function asyncBufferOf(path: string): Promise<AsyncBuffer> {
-  // Loaded here, not with this module: every pack worker reads lines through this module, and
-  // hyparquet took each thread about 30 ms of CPU to load.
-  const { asyncBufferFromFile, cachedAsyncBuffer } = await import('hyparquet');
+  const { asyncBufferFromFile, cachedAsyncBuffer } = await hyparquet();
   if (!isRemote(path)) return asyncBufferFromFile(path);
   const head = await headObject(path);
   if (!head) throw new StorageError(`${path}: no such object (read)`, 'NoSuchKey');

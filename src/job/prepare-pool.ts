@@ -5,11 +5,11 @@ import { Worker } from 'node:worker_threads';
 import type { Doc } from '../doc/document.js';
 import type { RankInfo } from '../core/ranks.js';
 import type { RunConfig } from './run-config.js';
-import { SourcePieces, sourceTasks } from './prepare-source.js';
+import { plannedTasks, SourcePieces } from './prepare-source.js';
 import { knownRemoteInputs } from '../io/storage.js';
 import { objectRelay } from '../io/s3-relay.js';
 import { StorageError } from '../io/s3.js';
-import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone } from './prepare-types.js';
+import { INDEX_HEADER_WORDS, type PrepareMessage, type PreparedDoc, type PrepareSetup, type PrepareTask, type SourceDone, type SourceTask } from './prepare-types.js';
 
 /**
  * The prepare step's sources in worker threads, beside the main thread that writes and counts.
@@ -98,6 +98,47 @@ function lineDoc(line: Buffer): Doc {
   return Object.defineProperties({}, Object.fromEntries(DOC_FIELDS.map((f) => [f, { get: () => whole()[f], enumerable: true }]))) as Doc;
 }
 
+/**
+ * The tasks as they are planned (plannedTasks), kept in order: workers start on the first ones
+ * while a later source plans its pieces (a bundle cloned, its commits counted).
+ */
+class TaskPlan {
+  readonly tasks: SourceTask[] = [];
+  private complete = false;
+  private failed: { error: unknown } | undefined;
+  private waiting: (() => void)[] = [];
+  readonly settled: Promise<void>;
+
+  constructor(tasks: AsyncIterable<SourceTask>) {
+    this.settled = this.fill(tasks);
+  }
+
+  private async fill(tasks: AsyncIterable<SourceTask>): Promise<void> {
+    try {
+      for await (const t of tasks) {
+        this.tasks.push(t);
+        this.wake();
+      }
+    } catch (error) {
+      this.failed = { error };
+    }
+    this.complete = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.waiting.splice(0)) w();
+  }
+
+  /** Whether there is a task k, once known (planning's error, if it failed before k). */
+  async has(k: number): Promise<boolean> {
+    while (k >= this.tasks.length && !this.complete) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (k < this.tasks.length) return true;
+    if (this.failed) throw this.failed.error;
+    return false;
+  }
+}
+
 const WORKER_URL = new URL('./prepare-worker.js', import.meta.url);
 
 /**
@@ -145,49 +186,69 @@ export async function* preparedInWorkers(
 ): AsyncIterable<PreparedDoc> {
   const partsDir = join(runDir, 'tmp', 'parts');
   mkdirSync(partsDir, { recursive: true });
-  const tasks = await sourceTasks(cfg, rank, runDir);
-  const parts = tasks.map((_, k) => new Part(join(partsDir, String(k).padStart(4, '0')), cfg.mask !== undefined));
+  const plan = new TaskPlan(plannedTasks(cfg, rank, runDir));
+  const { tasks } = plan;
+  const parts: Part[] = [];
+  // A worker gone before the last task was planned: the parts made after fail as those before did.
+  let lost: Error | undefined;
+  const partOf = (k: number) => {
+    if (parts[k]) return parts[k];
+    const part = (parts[k] = new Part(join(partsDir, String(k).padStart(4, '0')), cfg.mask !== undefined));
+    if (lost) part.fail(lost);
+    return part;
+  };
   const threads: Worker[] = [];
   let next = 0;
-  const running = Math.min(Math.max(1, workers), parts.length);
-  const spawn = () => {
-    const remote = knownRemoteInputs();
-    // A worker reading a bucket has the main thread make its requests: it loads no SDK of its own.
-    const relay = remote.entries.length ? objectRelay() : undefined;
-    const setup: PrepareSetup = { cfg, rank, runDir, threads: running, remote, ...(relay ? { relay } : {}) };
-    const w = warm ? warm.take() : new Worker(WORKER_URL);
-    w.postMessage({ setup }, relay ? [relay] : []);
-    threads.push(w);
-    let k = -1;
-    // The worker takes the next task when it is done with one: its modules load once.
-    const give = () => {
-      if (next >= parts.length) return;
-      k = next++;
-      w.postMessage({ ...tasks[k]!, part: parts[k]!.path } satisfies PrepareTask);
-    };
-    w.on('message', (m: PrepareMessage) => {
-      parts[k]!.onMessage(m);
-      if (m.type === 'done') give();
-    });
-    w.on('error', (e) => parts[k]!.fail(e));
-    // Checked a turn later: a worker's last messages are delivered before its 'exit', never after.
-    w.on('exit', (code) =>
-      setImmediate(() => {
-        for (const part of parts) if (!part.done) part.fail(new Error(`a prepare worker exited (code ${code}) before the last document of ${part.path}`));
-      }),
-    );
-    give();
-  };
   try {
+    // min(workers, tasks), known once that many tasks are planned (or all are)
+    const running = (await plan.has(Math.max(1, workers) - 1)) ? Math.max(1, workers) : tasks.length;
+    const spawn = () => {
+      const remote = knownRemoteInputs();
+      // A worker reading a bucket has the main thread make its requests: it loads no SDK of its own.
+      const relay = remote.entries.length ? objectRelay() : undefined;
+      const setup: PrepareSetup = { cfg, rank, runDir, threads: running, remote, ...(relay ? { relay } : {}) };
+      const w = warm ? warm.take() : new Worker(WORKER_URL);
+      w.postMessage({ setup }, relay ? [relay] : []);
+      threads.push(w);
+      let k = -1;
+      // The worker takes the next task when it is done with one: its modules load once. A task
+      // not planned yet is waited for; planning's failure reaches the reader below (plan.has).
+      const give = () => {
+        const claimed = next++;
+        plan.has(claimed).then(
+          (known) => {
+            if (!known) return;
+            k = claimed;
+            w.postMessage({ ...tasks[k]!, part: partOf(k).path } satisfies PrepareTask);
+          },
+          () => {},
+        );
+      };
+      w.on('message', (m: PrepareMessage) => {
+        parts[k]!.onMessage(m);
+        if (m.type === 'done') give();
+      });
+      w.on('error', (e) => (k >= 0 ? parts[k]!.fail(e) : undefined));
+      // Checked a turn later: a worker's last messages are delivered before its 'exit', never after.
+      w.on('exit', (code) =>
+        setImmediate(() => {
+          lost ??= new Error(`a prepare worker exited (code ${code}) before the last document was prepared`);
+          for (const part of parts) if (part && !part.done) part.fail(new Error(`a prepare worker exited (code ${code}) before the last document of ${part.path}`));
+        }),
+      );
+      give();
+    };
     for (let k = 0; k < running; k++) spawn();
     const pieces = new SourcePieces(tasks, onSource);
-    for (const [k, part] of parts.entries()) {
+    for (let k = 0; await plan.has(k); k++) {
+      const part = partOf(k);
       yield* part.docs();
+      await plan.has(k + 1); // SourcePieces reads whether the next task is of the same source
       pieces.done(k, part.records!);
       for (const f of [part.lines, part.index]) rmSync(f.path, { force: true });
     }
   } finally {
     // Done, failed, or the consumer stopped: no source goes on writing, and no worker started ahead waits on.
-    await Promise.all([...threads.map((w) => w.terminate()), warm?.close()]);
+    await Promise.all([...threads.map((w) => w.terminate()), warm?.close(), plan.settled]);
   }
 }

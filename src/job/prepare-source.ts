@@ -10,7 +10,7 @@ import { AtomicLineWriter } from '../io/jsonl.js';
 import { asUnit, tagged } from '../mix/unit.js';
 import { sourceEntry, stageEntry } from './registry.js';
 import type { RunConfig, SourceConfig, ThenConfig } from './run-config.js';
-import { stageTime, threadCpuSeconds, type StageTime, type StageTimes } from './stage-times.js';
+import { stageTime, type StageTime, type StageTimes } from './stage-times.js';
 import type { SourceDone, SourceTask, StageRecord } from './prepare-types.js';
 
 /**
@@ -41,19 +41,26 @@ function sourceContext(cfg: RunConfig, index: number, rank: RankInfo, runDir: st
  */
 export async function sourceTasks(cfg: RunConfig, rank: RankInfo, runDir: string): Promise<SourceTask[]> {
   const tasks: SourceTask[] = [];
+  for await (const task of plannedTasks(cfg, rank, runDir)) tasks.push(task);
+  return tasks;
+}
+
+/** sourceTasks' tasks as each is planned: the tasks before a source read in pieces need not wait for its planning (a bundle cloned). */
+export async function* plannedTasks(cfg: RunConfig, rank: RankInfo, runDir: string): AsyncIterable<SourceTask> {
   for (const [index, s] of cfg.sources.entries()) {
     const entry = sourceEntry(s.type);
     if (isWholeTask(cfg, s) || !entry.pieces) {
-      tasks.push({ index });
+      yield { index };
       continue;
     }
-    const [wall0, cpu0] = [performance.now(), threadCpuSeconds()];
+    const wall0 = performance.now();
     const pieces = await entry.pieces(s.inputs, entry.resolve(s.options), sourceContext(cfg, index, rank, runDir));
-    const planned = { name: s.name, wall: (performance.now() - wall0) / 1000, cpu: threadCpuSeconds() - cpu0 };
+    // No CPU: planning's is git's (a child process, in no thread's time), and this thread's
+    // across the awaits would count the other work it does meanwhile (reading parts, counting).
+    const planned = { name: s.name, wall: (performance.now() - wall0) / 1000, cpu: 0 };
     if (pieces.length === 0) throw new Error(`${s.name}: its reader planned no pieces`);
-    pieces.forEach((piece, k) => tasks.push(k === 0 ? { index, piece, planned } : { index, piece }));
+    for (const [k, piece] of pieces.entries()) yield k === 0 ? { index, piece, planned } : { index, piece };
   }
-  return tasks;
 }
 
 /** A source prepared as one task: its reader has no pieces, or something after it keeps state across its documents. */

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -69,7 +69,7 @@ export interface EditsPiece {
 export async function editsPieces(inputs: string[], options: EditsOptions, ctx: StageContext): Promise<EditsPiece[]> {
   const pieces: EditsPiece[] = [];
   for (const [input, path] of inputs.entries()) {
-    const dir = path.endsWith('.bundle') && ctx.workDir ? cloneBundle(path, bundleDir(ctx.workDir, path)) : path;
+    const dir = path.endsWith('.bundle') && ctx.workDir ? await cloneBundle(path, bundleDir(ctx.workDir, path)) : path;
     const n = dir !== path || isGitRepo(path) ? Math.min(options.history.maxCommits, await commitCount(dir, options.history.rev)) : 0;
     const size = options.pieceCommits;
     if (n <= size) pieces.push({ input });
@@ -94,7 +94,7 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
   const nameOf = portableNamer(inputs);
   for (const input of inputs) {
     if (input.endsWith('.bundle')) {
-      const dir = cloneBundle(input, bundleDir(ctx.workDir ?? ownTmp!, input));
+      const dir = await cloneBundle(input, bundleDir(ctx.workDir ?? ownTmp!, input));
       yield* historyUnits(dir, { ...history, repoName: history.repoName ?? basename(input, '.bundle') }, ctx.seed, ctx.ledger, files, context);
     } else if (isGitRepo(input)) {
       yield* historyUnits(input, history, ctx.seed, ctx.ledger, files, context);
@@ -109,10 +109,21 @@ async function* editUnits(inputs: string[], o: EditsOptions, ctx: StageContext, 
   }
 }
 
-function cloneBundle(bundle: string, dir: string): string {
+/**
+ * Clones a bundle without a working tree: every read is of git's objects (cat-file, diff-tree,
+ * ls-tree, `apply --check --cached`), so checking files out (and removing them after) was work
+ * for nothing. Run without blocking: the main thread plans a run's pieces while it reads parts.
+ */
+async function cloneBundle(bundle: string, dir: string): Promise<string> {
   if (existsSync(join(dir, '.git'))) return dir;
   rmSync(dir, { recursive: true, force: true });
-  const r = spawnSync('git', ['clone', '--quiet', bundle, dir], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${bundle}: git clone of the bundle failed: ${r.stderr.trim()}`);
+  const stderr = await new Promise<string | undefined>((resolve, reject) => {
+    const p = spawn('git', ['clone', '--quiet', '--no-checkout', bundle, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve(code === 0 ? undefined : err));
+  });
+  if (stderr !== undefined) throw new Error(`${bundle}: git clone of the bundle failed: ${stderr.trim()}`);
   return dir;
 }

@@ -1,8 +1,7 @@
 import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { hyparquet } from '../../io/hyparquet.js';
 import { hash64 } from '../../core/random.js';
 import { Ledger } from '../../core/ledger.js';
 import { readJsonl } from '../../io/jsonl.js';
@@ -86,6 +85,7 @@ export async function* readFileRows(file: string, ledger: Ledger, parquet: boole
   }
   let rowNo = 0;
   try {
+    const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, compressors } = await hyparquet();
     const buffer = await asyncBufferFromFile(file);
     const metadata = await parquetMetadataAsync(buffer);
     const stringFromBytes = (b: Uint8Array) => decodeOrNull(b) ?? new InvalidUtf8();

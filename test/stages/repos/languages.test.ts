@@ -7,6 +7,8 @@ import { languageOf, LINGUIST_LANGUAGE_COUNT } from '../../../src/stages/repos/l
 import { pathFilter } from '../../../src/stages/repos/filters.js';
 import { LINGUIST_HEURISTICS } from '../../../src/stages/repos/heuristics.js';
 import { repoRoot } from '../../helpers/paths.js';
+import { linguistPackageData } from '../../helpers/linguist.js';
+import { LINGUIST_LANGUAGES } from '../../../src/stages/repos/linguist-table.js';
 
 /**
  * Expected languages from real GitHub Linguist (7.22.1, Debian's ruby-github-linguist), checked in
@@ -18,6 +20,10 @@ import { repoRoot } from '../../helpers/paths.js';
 const FIXTURES = join(repoRoot, 'test', 'fixtures', 'linguist');
 const expected = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as { mixed: Record<string, string>; samples: Record<string, string> };
 const RENAMED: Record<string, string> = { Coq: 'Rocq Prover' };
+
+test('the generated language table is the package linguist-languages (name, extensions, file names, interpreters, order): regenerate it with scripts/gen-linguist-table.ts on an upgrade', () => {
+  assert.deepEqual(LINGUIST_LANGUAGES, linguistPackageData());
+});
 
 test('the mixed fixture: each file has the language real Linguist gives, shared extensions (.h, .m, .pl, .v) and shebangs included', () => {
   const langs = new Set(Object.values(expected.mixed));
