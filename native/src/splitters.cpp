@@ -4,10 +4,6 @@
 #include <type_traits>
 #include <utility>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 namespace midpack {
 
 namespace {
@@ -37,23 +33,6 @@ inline bool cjk(uint32_t c) { return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x304
 
 inline bool asciiSpace(uint32_t c) { return (c >= 0x09 && c <= 0x0D) || c == 0x20; }
 
-#ifdef __SSE2__
-// Per byte of 16 ASCII bytes at p: 1 bits where the byte is [A-Za-z] (bits kLetter) or
-// [\t-\r ] (kSpace). Every byte is under 0x80, so the signed compares below do not wrap.
-inline unsigned asciiMask(const uint8_t* p, uint8_t bits) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  __m128i hit;
-  if (bits == kLetter) {
-    const __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-    hit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(26)));
-  } else {
-    const __m128i x = _mm_sub_epi8(v, _mm_set1_epi8(0x09));
-    const __m128i control = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(5)));
-    hit = _mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)));
-  }
-  return static_cast<unsigned>(_mm_movemask_epi8(hit));
-}
-#endif
 
 }  // namespace
 
@@ -61,6 +40,7 @@ Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> cla
   if (maxDigits_ < 1) throw std::invalid_argument("Splitter: maxDigits must be at least 1");
   if (static_cast<int>(pattern_) < 0 || static_cast<int>(pattern_) > 2) throw std::invalid_argument("Splitter: unknown pattern");
   if (classes_.size() < 0x110000) classes_.resize(0x110000, 0);
+  std::copy(classes_.begin(), classes_.begin() + 256, byteClasses_);
   asciiVectorRuns_ = true;
   for (uint32_t c = 0; c < 0x80; c++)
     if (((classes_[c] & kLetter) != 0) != asciiLetter(c) || ((classes_[c] & kSpace) != 0) != asciiSpace(c)) asciiVectorRuns_ = false;
