@@ -20,14 +20,9 @@
 // folds U+017F (long s) to s: "'ſ" is a contraction.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 namespace midpack {
 
@@ -59,16 +54,21 @@ class Splitter {
   template <typename C>
   size_t next(const C* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const;
 
-  // next() for an ASCII text (16 readable bytes after it), with its commonest piece cut inline
-  // in the caller's loop: under kQwen, a run of letters with at most one character before it
-  // (" word", "(x", "word"). Any other piece is next()'s; the pieces are the same.
-  inline size_t nextAscii(const uint8_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const;
+  // next() for an ASCII text (16 readable bytes after it): under kQwen, one dispatch on the kinds
+  // of its first two bytes and runs found 16 bytes a step (qwenAscii), with next()'s pieces.
+  size_t nextAscii(const uint8_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
+    if (!asciiQwen_) return next(s, n, i, segmentEnd, keep);
+    keep = true;
+    return qwenAscii(s, n, i);
+  }
 
   // No bounds check: the table covers every code point (the constructor pads it to 0x110000).
   uint8_t classOf(uint32_t cp) const { return classes_[cp]; }
 
  private:
   template <typename C> size_t qwen(const C* s, size_t n, size_t i) const;
+  size_t qwenAscii(const uint8_t* s, size_t n, size_t i) const;
+  size_t asciiSpaces(const uint8_t* s, size_t n, size_t i) const;
   template <typename C> size_t deepSeekSegment(const C* s, size_t n, size_t i) const;
   template <typename C> size_t deepSeekPiece(const C* s, size_t n, size_t i) const;
   template <typename C> size_t o200k(const C* s, size_t n, size_t i) const;
@@ -83,47 +83,10 @@ class Splitter {
   // The table's ASCII letters are [A-Za-z] and its ASCII spaces [\t-\r ], as the vector runs
   // assume (checked once; a table that differs takes the scalar runs).
   bool asciiVectorRuns_ = false;
-  // The table's first 256 entries, beside the splitter's other fields (no pointer to follow).
-  uint8_t byteClasses_[256] = {};
+  // qwenAscii applies: kQwen, the vector runs, and the table's ASCII numbers are [0-9].
+  bool asciiQwen_ = false;
+  // Per byte, what qwenAscii dispatches on (AsciiKind in splitters.cpp).
+  uint8_t asciiKind_[256] = {};
 };
-
-#ifdef __SSE2__
-// Per byte of 16 ASCII bytes at p: 1 bits where the byte is [A-Za-z] (bits kLetter) or
-// [\t-\r ] (kSpace). Every byte is under 0x80, so the signed compares below do not wrap.
-inline unsigned asciiMask(const uint8_t* p, uint8_t bits) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  __m128i hit;
-  if (bits == kLetter) {
-    const __m128i x = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-    hit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(26)));
-  } else {
-    const __m128i x = _mm_sub_epi8(v, _mm_set1_epi8(0x09));
-    const __m128i control = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(5)));
-    hit = _mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)));
-  }
-  return static_cast<unsigned>(_mm_movemask_epi8(hit));
-}
-#endif
-
-size_t Splitter::nextAscii(const uint8_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
-#ifdef __SSE2__
-  // qwen()'s second alternative, [^\r\n\p{L}\p{N}]?\p{L}+, when no contraction can start at i.
-  const uint8_t c = s[i];
-  if (pattern_ == SplitPattern::kQwen && asciiVectorRuns_ && c != '\'') {
-    size_t j = i;
-    if (!(byteClasses_[c] & (kLetter | kNumber)) && c != '\r' && c != '\n' && i + 1 < n) j = i + 1;
-    if (byteClasses_[s[j]] & kLetter) {
-      keep = true;
-      // The letters' end, 16 bytes a step; bytes read past n (the padding) are cut off.
-      for (;; j += 16) {
-        const unsigned miss = ~asciiMask(s + j, kLetter) & 0xFFFF;
-        if (miss) return std::min(n, j + static_cast<size_t>(__builtin_ctz(miss)));
-        if (j + 16 >= n) return n;
-      }
-    }
-  }
-#endif
-  return next(s, n, i, segmentEnd, keep);
-}
 
 }  // namespace midpack
