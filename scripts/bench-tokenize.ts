@@ -15,11 +15,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { coreTexts } from './core-texts.js';
 import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
 import type { ResolvedBackend } from '../src/tokenize/tokenizer.js';
 
@@ -147,26 +148,6 @@ async function coreFigures(): Promise<void> {
   }
   const n = rows.native!;
   process.stdout.write(`native / Rust reference, one thread: code ${(n.code / rows.rust!.code).toFixed(1)}x, prose ${(n.prose / rows.rust!.prose).toFixed(1)}x (target >= 20x); native / fast: code ${(n.code / rows.fast!.code).toFixed(1)}x\n`);
-}
-
-/** The texts of coreFigures: code files and documentation, about 8 MB each (repeated). */
-function coreTexts(root: string): { code: string[]; prose: string[] } {
-  const code: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(py|js|ts|go|rs|java|c|h|cpp|md|json|toml|yaml|sh)$/.test(e.name)) code.push(readFileSync(p, 'utf8'));
-    }
-  };
-  walk(join(root, 'data-samples', 'repos'));
-  const prose = readFileSync(join(root, 'data-samples', 'docs', 'packages.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => String((JSON.parse(l) as { text?: unknown }).text ?? ''));
-  const grow = (xs: string[]) => {
-    const out: string[] = [];
-    for (let size = 0; size < 8e6; ) for (const x of xs) (out.push(x), (size += Buffer.byteLength(x)));
-    return out;
-  };
-  return { code: grow(code), prose: grow(prose) };
 }
 
 async function coreChild(backend: string, root: string): Promise<void> {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,12 @@ class BpeTokenizer {
   const Merge* findMerge(int32_t left, int32_t right) const;
   template <typename C>
   void encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out);
+  // The splitter's next piece: an ASCII text's commonest pieces cut inline (Splitter::nextAscii).
+  template <typename C>
+  size_t nextPiece(const C* s, size_t n, size_t i, size_t& segment, bool& keep) const {
+    if constexpr (std::is_same_v<C, uint8_t>) return splitter_.nextAscii(s, n, i, segment, keep);
+    else return splitter_.next(s, n, i, segment, keep);
+  }
   class TokenStage;
   struct HotPiece;
   // A piece cut ahead of its lookup: [first, last) in code points, its UTF-8 (`length` bytes, 16

@@ -54,11 +54,21 @@ class Splitter {
   template <typename C>
   size_t next(const C* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const;
 
+  // next() for an ASCII text (16 readable bytes after it): under kQwen, one dispatch on the kinds
+  // of its first two bytes and runs found 16 bytes a step (qwenAscii), with next()'s pieces.
+  size_t nextAscii(const uint8_t* s, size_t n, size_t i, size_t& segmentEnd, bool& keep) const {
+    if (!asciiQwen_) return next(s, n, i, segmentEnd, keep);
+    keep = true;
+    return qwenAscii(s, n, i);
+  }
+
   // No bounds check: the table covers every code point (the constructor pads it to 0x110000).
   uint8_t classOf(uint32_t cp) const { return classes_[cp]; }
 
  private:
   template <typename C> size_t qwen(const C* s, size_t n, size_t i) const;
+  size_t qwenAscii(const uint8_t* s, size_t n, size_t i) const;
+  size_t asciiSpaces(const uint8_t* s, size_t n, size_t i) const;
   template <typename C> size_t deepSeekSegment(const C* s, size_t n, size_t i) const;
   template <typename C> size_t deepSeekPiece(const C* s, size_t n, size_t i) const;
   template <typename C> size_t o200k(const C* s, size_t n, size_t i) const;
@@ -73,6 +83,10 @@ class Splitter {
   // The table's ASCII letters are [A-Za-z] and its ASCII spaces [\t-\r ], as the vector runs
   // assume (checked once; a table that differs takes the scalar runs).
   bool asciiVectorRuns_ = false;
+  // qwenAscii applies: kQwen, the vector runs, and the table's ASCII numbers are [0-9].
+  bool asciiQwen_ = false;
+  // Per byte, what qwenAscii dispatches on (AsciiKind in splitters.cpp).
+  uint8_t asciiKind_[256] = {};
 };
 
 }  // namespace midpack

@@ -281,7 +281,7 @@ void BpeTokenizer::split(const char16_t* text, size_t n, std::vector<uint32_t>& 
     size_t segment = 0;
     bool keep = true;
     for (size_t i = 0; i < count;) {
-      size_t j = splitter_.next(s, count, i, segment, keep);
+      size_t j = nextPiece(s, count, i, segment, keep);
       if (keep) {
         bounds.push_back(unitOf ? unitOf[i] : static_cast<uint32_t>(i));
         bounds.push_back(unitOf ? unitOf[j] : static_cast<uint32_t>(j));
@@ -342,7 +342,7 @@ void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encod
   TokenStage stage(out);
   for (;;) {
     while (cut - done < kAhead && i < n) {
-      const size_t j = splitter_.next(s, n, i, segment, keep);
+      const size_t j = nextPiece(s, n, i, segment, keep);
       if (keep) {
         Cut& c = ring[cut % kAhead];
         c.first = i;

@@ -1,5 +1,6 @@
 #include "splitters.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -53,7 +54,26 @@ inline unsigned asciiMask(const uint8_t* p, uint8_t bits) {
   }
   return static_cast<unsigned>(_mm_movemask_epi8(hit));
 }
+
+// Per byte of 16 ASCII bytes at p: 1 bits where it is [0-9].
+inline unsigned asciiDigitMask(const uint8_t* p) {
+  const __m128i x = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), _mm_set1_epi8('0'));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(-1)), _mm_cmplt_epi8(x, _mm_set1_epi8(10)))));
+}
+
+// Per byte of 16 ASCII bytes at p: 1 bits where it is \r or \n.
+inline unsigned asciiNewlineMask(const uint8_t* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))));
+}
 #endif
+
+// The 1 bits of the positions of a 16-byte block at `at` that lie before n.
+inline unsigned before(size_t at, size_t n) { return n - at >= 16 ? 0xFFFFu : (1u << (n - at)) - 1; }
+
+// What qwenAscii dispatches on, per byte: the pattern's classes, with the space and the
+// apostrophe apart (a space may lead a run of others; an apostrophe may start a contraction).
+enum AsciiKind : uint8_t { kAsciiLetter, kAsciiNumber, kAsciiSpace, kAsciiBlank, kAsciiNewline, kAsciiOther, kAsciiApostrophe, kAsciiEnd };
 
 }  // namespace
 
@@ -62,9 +82,92 @@ Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> cla
   if (static_cast<int>(pattern_) < 0 || static_cast<int>(pattern_) > 2) throw std::invalid_argument("Splitter: unknown pattern");
   if (classes_.size() < 0x110000) classes_.resize(0x110000, 0);
   asciiVectorRuns_ = true;
-  for (uint32_t c = 0; c < 0x80; c++)
+  bool asciiDigits = true;
+  for (uint32_t c = 0; c < 0x80; c++) {
     if (((classes_[c] & kLetter) != 0) != asciiLetter(c) || ((classes_[c] & kSpace) != 0) != asciiSpace(c)) asciiVectorRuns_ = false;
+    if (((classes_[c] & kNumber) != 0) != (c >= '0' && c <= '9')) asciiDigits = false;
+  }
+#ifdef __SSE2__
+  asciiQwen_ = pattern_ == SplitPattern::kQwen && asciiVectorRuns_ && asciiDigits;
+#endif
+  for (uint32_t c = 0; c < 0x80; c++) {
+    const uint8_t k = classes_[c];
+    asciiKind_[c] = (k & kLetter) ? kAsciiLetter : (k & kNumber) ? kAsciiNumber : c == ' ' ? kAsciiSpace : isNewline(c) ? kAsciiNewline : (k & kSpace) ? kAsciiBlank : c == '\'' ? kAsciiApostrophe : kAsciiOther;
+  }
 }
+
+#ifdef __SSE2__
+// qwen() for an ASCII text: the alternative is chosen by the kinds of the piece's first two
+// bytes (one dispatch, where qwen() tests the alternatives in turn), and each run ends where a
+// 16-byte mask of its class first has a 0 bit (one step for most runs, where qwen() tests each
+// character). The pieces are qwen()'s: the case comments say which alternative matches.
+size_t Splitter::qwenAscii(const uint8_t* s, size_t n, size_t i) const {
+  // The end of the run from j of the bytes a mask marks (none past n).
+  auto runOf = [n](const uint8_t* t, size_t j, auto mask) {
+    for (;; j += 16) {
+      const unsigned miss = ~mask(t + j) & before(j, n);
+      if (miss) return j + static_cast<size_t>(__builtin_ctz(miss));
+      if (j + 16 >= n) return n;
+    }
+  };
+  auto letters = [](const uint8_t* p) { return asciiMask(p, kLetter); };
+  auto others = [](const uint8_t* p) { return ~(asciiMask(p, kLetter) | asciiMask(p, kSpace) | asciiDigitMask(p)) & 0xFFFFu; };
+  // ' ?[^\s\p{L}\p{N}]+[\r\n]*' from j (after the space, if any).
+  auto otherRun = [&](size_t j) { return runOf(s, runOf(s, j, others), asciiNewlineMask); };
+  const uint8_t first = asciiKind_[s[i]];
+  const uint8_t second = i + 1 < n ? asciiKind_[s[i + 1]] : static_cast<uint8_t>(kAsciiEnd);
+  switch (first) {
+    case kAsciiLetter:  // \p{L}+
+      return runOf(s, i, letters);
+    case kAsciiNumber: {  // \p{N}{1,K}
+      size_t j = i + 1;
+      while (j < n && j - i < static_cast<size_t>(maxDigits_) && asciiKind_[s[j]] == kAsciiNumber) j++;
+      return j;
+    }
+    case kAsciiApostrophe:
+      if (size_t k = contraction(s, n, i)) return i + k;
+      [[fallthrough]];
+    case kAsciiOther:  // [^\r\n\p{L}\p{N}]?\p{L}+, else ' ?[^\s\p{L}\p{N}]+[\r\n]*'
+      return second == kAsciiLetter ? runOf(s, i + 1, letters) : otherRun(i);
+    case kAsciiSpace:  // the same, the space leading; else the white-space alternatives
+      if (second == kAsciiLetter) return runOf(s, i + 1, letters);
+      if (second == kAsciiOther || second == kAsciiApostrophe) return otherRun(i + 1);
+      return asciiSpaces(s, n, i);
+    case kAsciiBlank:  // [^\r\n\p{L}\p{N}]?\p{L}+, else the white-space alternatives
+      if (second == kAsciiLetter) return runOf(s, i + 1, letters);
+      return asciiSpaces(s, n, i);
+    default:  // a line break: the white-space alternatives
+      return asciiSpaces(s, n, i);
+  }
+}
+
+// whitespace() for an ASCII text: the run of spaces from i and its last line break, found 16
+// bytes a step.
+size_t Splitter::asciiSpaces(const uint8_t* s, size_t n, size_t i) const {
+  size_t lastBreak = SIZE_MAX, j = i;
+  for (;; j += 16) {
+    const unsigned spaces = asciiMask(s + j, kSpace) & before(j, n);
+    const unsigned miss = ~spaces & 0xFFFFu;
+    // The block's part of the run: up to its first non-space (all 16 when there is none).
+    const unsigned inRun = miss ? (1u << __builtin_ctz(miss)) - 1 : 0xFFFFu;
+    if (const unsigned breaks = asciiNewlineMask(s + j) & inRun) lastBreak = j + 31 - static_cast<size_t>(__builtin_clz(breaks));
+    if (miss) {
+      j += static_cast<size_t>(__builtin_ctz(miss));
+      break;
+    }
+    if (j + 16 >= n) {
+      j = n;
+      break;
+    }
+  }
+  if (lastBreak != SIZE_MAX) return lastBreak + 1;
+  if (j == n || j - i == 1) return j;
+  return j - 1;
+}
+#else
+size_t Splitter::qwenAscii(const uint8_t* s, size_t n, size_t i) const { return qwen(s, n, i); }
+size_t Splitter::asciiSpaces(const uint8_t* s, size_t n, size_t i) const { return whitespace(s, n, i); }
+#endif
 
 template <typename C>
 size_t Splitter::run(const C* s, size_t n, size_t j, uint8_t bits) const {

@@ -2,6 +2,7 @@
 // expected list printed by its pre-tokenizer: `tokenizers` from npm, the shipped tokenizer.json),
 // and the vocabulary options of the core: ignore_merges, and a token whose merges do not reach it.
 #include <cstdio>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -105,6 +106,39 @@ void testSplitters() {
   CHECK(threw, "an unknown pattern is refused");
 }
 
+// The ASCII path (nextAscii: qwenAscii's dispatch and 16-byte runs) cuts the pieces the general
+// one (next on the same text's UTF-16 units) cuts, on random ASCII texts built from runs of every
+// kind it dispatches on (letters, digits, spaces, other blanks, line breaks, apostrophes and
+// contractions, punctuation, control characters), short and over 16 bytes, for K = 1 and 3.
+void testAsciiPath(unsigned seed) {
+  const std::string parts[] = {"a", "Z", "x", "7", " ", "\t", "\v", "\n", "\r", "\r\n", "'", "'s", "'LL", "'re", "'x", ".", "(", "\"", "_", "\x01", "\x7f", "~"};
+  std::mt19937 rng(seed);
+  for (int maxDigits : {1, 3}) {
+    Splitter splitter(SplitPattern::kQwen, maxDigits, classes());
+    for (int it = 0; it < 3000; it++) {
+      std::string text;
+      for (size_t k = 0, len = 1 + rng() % 40; k < len; k++) {
+        const std::string& part = parts[rng() % (sizeof(parts) / sizeof(parts[0]))];
+        text.append(rng() % 6 == 0 ? 1 + rng() % 40 : 1, part[0]);
+        text += part.substr(1);
+      }
+      std::vector<uint8_t> bytes(text.begin(), text.end());
+      // The padding is readable but not text: random ASCII, so a run read past the end shows.
+      for (int k = 0; k < 16; k++) bytes.push_back(static_cast<uint8_t>(parts[rng() % (sizeof(parts) / sizeof(parts[0]))][0]));
+      const std::u16string units(text.begin(), text.end());
+      size_t narrowSegment = 0, wideSegment = 0;
+      bool narrowKeep = true, wideKeep = true;
+      for (size_t i = 0; i < text.size();) {
+        const size_t narrow = splitter.nextAscii(bytes.data(), text.size(), i, narrowSegment, narrowKeep);
+        const size_t wide = splitter.next(units.data(), units.size(), i, wideSegment, wideKeep);
+        CHECK(narrow == wide && narrowKeep == wideKeep, "the ASCII path's piece at %zu ends at %zu, the general one's at %zu (K %d, case %d)", i, narrow, wide, maxDigits, it);
+        if (narrow != wide) break;
+        i = wide;
+      }
+    }
+  }
+}
+
 // Bytes 'a', 'b', 'c' merged: ab (256), abc (257, from ab + c); "bc" (258) is a token no merge makes.
 BpeConfig vocabConfig(bool ignoreMerges) {
   BpeConfig c;
@@ -149,6 +183,7 @@ void testVocabulary() {
 
 int main() {
   testSplitters();
+  testAsciiPath(12345);
   testVocabulary();
   if (failures) return 1;
   std::printf("test_splitters: ok\n");
