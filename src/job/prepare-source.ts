@@ -55,9 +55,9 @@ export async function* plannedTasks(cfg: RunConfig, rank: RankInfo, runDir: stri
     }
     const wall0 = performance.now();
     const pieces = await entry.pieces(s.inputs, entry.resolve(s.options), sourceContext(cfg, index, rank, runDir));
-    // No CPU: planning's is git's (a child process, in no thread's time), and this thread's
-    // across the awaits would count the other work it does meanwhile (reading parts, counting).
-    const planned = { name: s.name, wall: (performance.now() - wall0) / 1000, cpu: 0 };
+    // Wall time only: planning's CPU is git's (a child process, in no thread's time), and this
+    // thread's across the awaits would count the other work it does meanwhile (reading parts, counting).
+    const planned = { name: s.name, wall: (performance.now() - wall0) / 1000 };
     if (pieces.length === 0) throw new Error(`${s.name}: its reader planned no pieces`);
     for (const [k, piece] of pieces.entries()) yield k === 0 ? { index, piece, planned } : { index, piece };
   }
@@ -123,11 +123,11 @@ export class SourcePieces {
   }
 }
 
-/** The source's own time with its planning added. */
+/** The source's own time with its planning's wall time added (its CPU is git's: see plannedTasks). */
 function withPlanning(done: SourceDone, planned: SourceTask['planned']): SourceDone {
   const t = planned && done.times[planned.name];
   if (!t) return done;
-  return { ...done, times: { ...done.times, [planned.name]: stageTime(t.wall_s + planned.wall, t.cpu_s + planned.cpu, t.documents, t.bytes) } };
+  return { ...done, times: { ...done.times, [planned.name]: stageTime(t.wall_s + planned.wall, t.cpu_s, t.documents, t.bytes) } };
 }
 
 /**

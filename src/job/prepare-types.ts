@@ -25,7 +25,7 @@ export interface SourceTask {
   index: number;
   piece?: unknown;
   /** On a source's first task: the time its pieces took to plan (bundles cloned, commits counted), counted as the source's own. */
-  planned?: { name: string; wall: number; cpu: number };
+  planned?: { name: string; wall: number };
 }
 
 /** A source's (or a piece's) ledgers, figures and stage times, once its last document is out. */
