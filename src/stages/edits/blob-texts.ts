@@ -15,11 +15,21 @@ function blobText(bytes: Buffer | undefined): BlobText {
   return text === undefined ? { reason: 'binary' } : { text, asBytes: !(bytes![0] === 0xef && bytes![1] === 0xbb && bytes![2] === 0xbf) };
 }
 
-/** Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB. */
+/**
+ * Many blobs' texts: their sizes in one request, then their contents in requests of about 1 MB.
+ * With no size limit, their contents in one request, with no sizes asked first: a round trip to
+ * git costs a write to its pipe and a wake-up either side, and context building indexes trees
+ * so a few hundred times a history (the caller bounds how many blobs, and their size, a call reads).
+ */
 export async function readTexts(cat: CatFile, shas: readonly string[], maxBytes: number): Promise<Map<string, BlobText>> {
   const unique = [...new Set(shas)];
-  const infos = await cat.infoMany(unique);
   const out = new Map<string, BlobText>();
+  if (maxBytes === Number.POSITIVE_INFINITY) {
+    const bodies = await cat.contentsMany(unique);
+    unique.forEach((sha, i) => out.set(sha, bodies[i] ? blobText(bodies[i]) : { reason: 'missing_object' }));
+    return out;
+  }
+  const infos = await cat.infoMany(unique);
   let group: string[] = [];
   let groupBytes = 0;
   const readGroup = async () => {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitDiff, type FileChange } from './git-diff.js';
+import { writeGitIndex, type IndexEntry } from './git-index.js';
 
 /**
  * Real `git apply --check`, batched: the before-files of many samples, each under its own
@@ -11,8 +12,8 @@ import { gitDiff, type FileChange } from './git-diff.js';
  * sample, to name the ones git rejects.
  *
  * Where the before-files are blobs of a repository (history: `FileChange.blob`), they go into
- * one temporary index of that repository (`update-index --index-info`, no file written) and git
- * checks with `apply --check --cached`: two processes a batch. Other samples (rows) have their
+ * one temporary index of that repository, written here (git-index.ts: no blob is written out) and
+ * git checks with `apply --check --cached`: one process a batch. Other samples (rows) have their
  * before-files written to a temporary folder, checked there.
  */
 export interface ApplyCheckItem {
@@ -52,6 +53,12 @@ function blobRepo(item: ApplyCheckItem): string | null {
   return repo !== undefined && olds.every((c) => c.blob?.repo === repo) ? repo : '';
 }
 
+/** The length of the group's object names in bytes: 32 in a SHA-256 repository, else 20. */
+function blobHashBytes(items: readonly ApplyCheckItem[]): number {
+  const sha = items.flatMap((item) => item.changes).find((c) => c.blob)?.blob!.sha;
+  return sha?.length === 64 ? 32 : 20;
+}
+
 /** Checks every item's diff with git; returns null for accepted ones, git's message otherwise. */
 export async function gitApplyCheck(items: readonly ApplyCheckItem[], workDir = tmpdir()): Promise<(string | null)[]> {
   if (items.length === 0) return [];
@@ -78,13 +85,13 @@ export async function gitApplyCheck(items: readonly ApplyCheckItem[], workDir = 
 async function checkGroup(items: readonly ApplyCheckItem[], repo: string | undefined, dir: string): Promise<(string | null)[]> {
   mkdirSync(dir, { recursive: true });
   const unsafe = items.map((item) => item.changes.find((c) => [c.oldPath, c.newPath].some((p) => p !== null && !isSafeRelativePath(p))));
-  const entries: string[] = [];
+  const entries: IndexEntry[] = [];
   const patches = items.map((item, k) => {
     if (unsafe[k]) return '';
     for (const c of item.changes) {
       if (c.oldPath === null || c.before === null) continue;
       if (repo) {
-        entries.push(`${c.blob!.mode} ${c.blob!.sha}\t${k}/${c.oldPath}\0`);
+        entries.push({ mode: c.blob!.mode, sha: c.blob!.sha, path: `${k}/${c.oldPath}` });
         continue;
       }
       const file = join(dir, String(k), c.oldPath);
@@ -97,11 +104,11 @@ async function checkGroup(items: readonly ApplyCheckItem[], repo: string | undef
   const place: Place = repo
     ? { cwd: dir, env: { ...process.env, GIT_INDEX_FILE: join(dir, 'index') }, args: ['-C', repo] }
     : { cwd: dir, env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(dir) }, args: [] };
-  if (repo && !(await runGit(place, ['update-index', '-z', '--index-info'], entries.join(''))).ok) {
-    return checkGroup(items, undefined, join(dir, 'files')); // the repository cannot be read: the files are written out
-  }
+  if (repo) writeGitIndex(place.env.GIT_INDEX_FILE!, entries, blobHashBytes(items));
   const all = await runGitApply(place, patches.join(''));
   if (all.ok && !unsafe.some(Boolean)) return items.map(() => null);
+  // git stopped before any patch (`fatal:`, a patch it rejects says `error:`): the repository cannot be read, the files are written out.
+  if (repo && /^fatal:/m.test(all.stderr) && !/^error:/m.test(all.stderr)) return checkGroup(items, undefined, join(dir, 'files'));
   const out: (string | null)[] = [];
   for (const [k, p] of patches.entries()) {
     if (unsafe[k]) {

@@ -44,6 +44,11 @@ export interface HistoryOptions {
   repoName?: string;
   /** Only the commits at these places [from, to) of rev-list's order (a piece of the history: editsPieces). */
   range?: readonly [number, number];
+  /**
+   * rev-list's lines (`--reverse --parents`) from its first, when the planner listed them
+   * (editsPieces): the walk starts no rev-list process of its own.
+   */
+  revList?: readonly string[];
 }
 
 export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
@@ -145,7 +150,7 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
  * Walks the commits of `rev` oldest first. Merges are dropped (their change is their
  * parents'), so are commits over the size limits and commits that change no text file.
  * `commits` counts each commit in (the caller counts it out or dropped); `files` counts every changed file: kept, or dropped by reason (binary, too_large, symlink...).
- * Five git processes per repository whatever its length: rev-list, two diff-tree --stdin (the
+ * Five git processes per repository whatever its length: rev-list (none for a piece the planner listed), two diff-tree --stdin (the
  * listings, and the patches of commits within the file limit), one cat-file for contents and trees (git.ts), and git apply batches (git-apply.ts).
  * The next READ_AHEAD_COMMITS commits are read from git (readCommit) while one becomes samples:
  * git answers on the other core instead of a round trip at a time on this commit's path.
@@ -164,7 +169,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
   try {
     const [first, limit] = commitWindow(opts);
     let n = 0;
-    for await (const line of prefetched(gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev]), g.patches, opts)) {
+    for await (const line of prefetched(opts.revList ? listed(opts.revList) : gitLines(dir, ['rev-list', '--reverse', '--parents', opts.rev]), g.patches, opts)) {
       const at = n++;
       if (at >= limit) break;
       if (at < first) continue; // another piece's commit
@@ -185,6 +190,10 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
     g.patches.close();
     cat.close();
   }
+}
+
+async function* listed(lines: readonly string[]): AsyncIterable<string> {
+  yield* lines;
 }
 
 /** Commits read from git ahead of the one becoming samples. */

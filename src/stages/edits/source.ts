@@ -23,7 +23,7 @@ import { git } from './git.js';
  * (instances.ts). The same for `midpack edits` and a config's `type: edits`.
  */
 export async function* editsSource(inputs: string[], options: EditsOptions, ctx: StageContext, piece?: EditsPiece): AsyncIterable<Doc> {
-  if (piece) [inputs, options] = [[inputs[piece.input]!], piece.commits ? { ...options, history: { ...options.history, range: piece.commits } } : options];
+  if (piece) [inputs, options] = [[inputs[piece.input]!], pieceOptions(options, piece)];
   const files = new Ledger();
   const context = await contextBuilder(options);
   const { repos, excludeInstances } = options.instances;
@@ -63,6 +63,18 @@ async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
 export interface EditsPiece {
   input: number;
   commits?: [number, number];
+  /**
+   * The piece's rev-list lines (`--reverse --parents`, its commits' places in order), listed once
+   * by the planner: a piece's walk then starts no rev-list of its own (a spawn forks the worker's
+   * whole process, tens of ms of CPU at a run's RSS).
+   */
+  revList?: string[];
+}
+
+/** The options of a piece's walk: its places in rev-list's order, and its lines when the planner gave them (places then from 0). */
+function pieceOptions(options: EditsOptions, piece: EditsPiece): EditsOptions {
+  if (piece.revList) return { ...options, history: { ...options.history, range: [0, piece.revList.length], revList: piece.revList } };
+  return piece.commits ? { ...options, history: { ...options.history, range: piece.commits } } : options;
 }
 
 /** The pieces of an edits source, in order. Bundles are cloned here, once, into the work folder the pieces read them from. */
@@ -70,16 +82,24 @@ export async function editsPieces(inputs: string[], options: EditsOptions, ctx: 
   const pieces: EditsPiece[] = [];
   for (const [input, path] of inputs.entries()) {
     const dir = path.endsWith('.bundle') && ctx.workDir ? await cloneBundle(path, bundleDir(ctx.workDir, path)) : path;
-    const n = dir !== path || isGitRepo(path) ? Math.min(options.history.maxCommits, await commitCount(dir, options.history.rev)) : 0;
+    if (dir === path && !isGitRepo(path)) {
+      pieces.push({ input });
+      continue;
+    }
+    const lines = await revListLines(dir, options.history.rev);
+    const n = Math.min(options.history.maxCommits, lines.length);
     const size = options.pieceCommits;
-    if (n <= size) pieces.push({ input });
-    else for (let from = 0; from < n; from += size) pieces.push({ input, commits: [from, Math.min(n, from + size)] });
+    for (let from = 0; from < Math.max(n, 1); from += size) {
+      const to = Math.min(n, from + size);
+      pieces.push({ input, ...(n > size ? { commits: [from, to] as [number, number] } : {}), revList: lines.slice(from, to) });
+    }
   }
   return pieces;
 }
 
-async function commitCount(dir: string, rev: string): Promise<number> {
-  return Number((await git(dir, ['rev-list', '--count', rev])).toString('utf8').trim());
+/** A history's commits oldest first with their parents (the lines a walk reads: historyUnits). */
+async function revListLines(dir: string, rev: string): Promise<string[]> {
+  return (await git(dir, ['rev-list', '--reverse', '--parents', rev])).toString('utf8').split('\n').filter((line) => line !== '');
 }
 
 const bundleDir = (workDir: string, bundle: string) => join(workDir, 'git', basename(bundle, '.bundle'));
