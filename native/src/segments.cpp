@@ -48,6 +48,40 @@ inline size_t newlineFrom(const uint16_t* text, size_t from, size_t length) {
   return length;
 }
 
+int hexValue(uint8_t c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The unit of the escape at s[i] (past its backslash), its length in `len`; -1 when JSON does not allow it.
+int escapedUnit(const uint8_t* s, size_t i, size_t n, size_t& len) {
+  if (i >= n) return -1;
+  len = 1;
+  switch (s[i]) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u': break;
+    default: return -1;
+  }
+  if (n - i < 5) return -1;
+  int v = 0;
+  for (size_t k = 1; k <= 4; k++) {
+    const int d = hexValue(s[i + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  len = 5;
+  return v;
+}
+
 inline uint64_t round(uint64_t acc, uint64_t input) { return rotl(acc + input * P2, 31) * P1; }
 inline uint64_t mergeRound(uint64_t acc, uint64_t v) { return (acc ^ round(0, v)) * P1 + P4; }
 
@@ -82,6 +116,59 @@ uint64_t xxh64(const uint8_t* p, size_t len) {
   h *= P3;
   h ^= h >> 32;
   return h;
+}
+
+bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out) {
+  out.clear();
+  if (unit > start) return false;
+  size_t i = at, u = unit;
+  auto emit = [&](uint32_t v) {
+    if (u >= start && u < end) out.push_back(uint16_t(v));
+    u++;
+  };
+  bool ok = true;
+  while (i < n && u < end) {
+    const uint8_t c = s[i];
+    if (c < 0x80 && c != '\\') {
+      emit(c);
+      i++;
+      continue;
+    }
+    if (c == '\\') {
+      size_t len = 0;
+      const int v = escapedUnit(s, i + 1, n, len);
+      if (v < 0) {
+        ok = false;
+        break;
+      }
+      emit(uint32_t(v));
+      i += len + 1;
+      continue;
+    }
+    // UTF-8 of one character: its lead byte says how many bytes; four bytes stand for a surrogate pair.
+    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0 || n - i < len) {
+      ok = false;
+      break;
+    }
+    uint32_t cp = c & (0x7F >> len);
+    for (size_t k = 1; k < len && ok; k++) {
+      ok = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (!ok) break;
+    if (cp >= 0x10000) {
+      emit(0xD800 + ((cp - 0x10000) >> 10));
+      emit(0xDC00 + ((cp - 0x10000) & 0x3FF));
+    } else {
+      emit(cp);
+    }
+    i += len;
+  }
+  if (!ok) return false;
+  at = i;
+  unit = u;
+  return u >= end;
 }
 
 bool isTrimmedSpace(uint16_t c) { return trimmedSpace(c); }
