@@ -603,6 +603,53 @@ Napi::Value JsonTextSlice(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, reinterpret_cast<const char16_t*>(units.data()), units.size());
 }
 
+// jsonTextSegments(line: Uint8Array, from, to, specials: Uint32Array | undefined, minChars, info:
+// Float64Array) -> Uint32Array: lineSegments (every occurrence) of the text the JSON string literal
+// line[from, to) stands for (quotes included: jsonAsciiText's bounds), unescaped here into a
+// UTF-16 copy the thread keeps, so the text is never a JS string; info[0] gets its length in
+// UTF-16 units, info[1] 1 when it is well-formed (no lone surrogate), else 0. Undefined when the
+// literal is not one jsonStringUnits reads: the caller parses the line then.
+Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const bool specialsOk = info.Length() == 6 && (info[3].IsUndefined() || (info[3].IsTypedArray() && info[3].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array));
+  if (!specialsOk || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsNumber() || !info[2].IsNumber() || !info[4].IsNumber() ||
+      !info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array || info[5].As<Napi::TypedArray>().ElementLength() < 2) {
+    Napi::TypeError::New(env, "jsonTextSegments(line: Uint8Array, from: number, to: number, specials: Uint32Array | undefined, minChars: number, info: Float64Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto line = info[0].As<Napi::Uint8Array>();
+  const double from = info[1].As<Napi::Number>().DoubleValue(), to = info[2].As<Napi::Number>().DoubleValue();
+  if (!(from >= 0 && to >= from + 2 && to <= double(line.ElementLength()))) return env.Undefined();
+  thread_local std::vector<uint16_t> text;
+  thread_local std::vector<uint32_t> out;
+  thread_local midpack::LineSegmenter segmenter;
+  size_t at = 0, unit = 0;
+  const uint8_t* literal = line.Data() + size_t(from) + 1;
+  const size_t n = size_t(to - from) - 2;
+  // Every unit: a walk to an end no text reaches stops at the literal's end, and fails only for what it cannot read.
+  midpack::jsonStringUnits(literal, n, at, unit, 0, SIZE_MAX, text);
+  if (at != n) return env.Undefined();
+  bool wellFormed = true;
+  for (size_t i = 0; i < text.size() && wellFormed; i++) {
+    const uint16_t c = text[i];
+    if (c < 0xD800 || c > 0xDFFF) continue;
+    if (c <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF) i++;
+    else wellFormed = false;
+  }
+  const uint32_t* specials = nullptr;
+  size_t pairs = 0;
+  if (!info[3].IsUndefined()) {
+    auto a = info[3].As<Napi::Uint32Array>();
+    specials = a.Data();
+    pairs = a.ElementLength() / 2;
+  }
+  segmenter.segment(text.data(), text.size(), specials, pairs, info[4].As<Napi::Number>().Uint32Value(), false, out);
+  auto result = info[5].As<Napi::Float64Array>();
+  result[0] = double(text.size());
+  result[1] = wellFormed ? 1 : 0;
+  return copyOut(env, out);
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -616,6 +663,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonAsciiText", Napi::Function::New(env, JsonAsciiText));
   exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
   exports.Set("jsonTextSlice", Napi::Function::New(env, JsonTextSlice));
+  exports.Set("jsonTextSegments", Napi::Function::New(env, JsonTextSegments));
   return exports;
 }
 
