@@ -2,6 +2,7 @@
 // UTF-8 of lone surrogates and pairs, the trim set, and segments of a small text by hand; then
 // random texts of a few units, segmented whole and distinct, checked against a direct scan.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -125,6 +126,29 @@ static void testJsonStringUnits() {
   CHECK(!midpack::jsonStringUnits(s, lit.size(), at, unit, 0, 1, out), "a walk never goes back");
   at = unit = 0;
   CHECK(!midpack::jsonStringUnits(s, lit.size(), at, unit, 0, 9, out), "a text too short");
+  // Runs of ASCII longer than a 16-byte step, around escapes and other characters, every window, walked on and afresh.
+  std::string longLit;
+  std::vector<uint16_t> longWant;
+  for (int k = 0; k < 6; k++) {
+    for (int j = 0; j < 13 + 7 * k; j++) {
+      longLit += char('a' + (j + k) % 26);
+      longWant.push_back(uint16_t('a' + (j + k) % 26));
+    }
+    longLit += k % 2 ? "\\t" : "\xE2\x82\xAC";
+    longWant.push_back(k % 2 ? '\t' : 0x20AC);
+  }
+  const auto* ls = reinterpret_cast<const uint8_t*>(longLit.data());
+  for (size_t start = 0; start <= longWant.size(); start++) {
+    size_t walkAt = 0, walkUnit = 0;
+    for (size_t end = start; end <= longWant.size(); end++) {
+      size_t a = 0, u = 0;
+      const std::vector<uint16_t> expect(longWant.begin() + long(start), longWant.begin() + long(end));
+      CHECK(midpack::jsonStringUnits(ls, longLit.size(), a, u, start, end, out) && out == expect, "long units [%zu, %zu)", start, end);
+      if (walkUnit <= start) CHECK(midpack::jsonStringUnits(ls, longLit.size(), walkAt, walkUnit, start, end, out) && out == expect, "long units walked on [%zu, %zu)", start, end);
+    }
+  }
+  at = unit = 0;
+  CHECK(midpack::jsonStringUnits(ls, longLit.size(), at, unit, 0, SIZE_MAX, out) == false && at == longLit.size() && out == longWant, "every unit to the literal's end");
   const std::string bad = "ab\\x";
   at = unit = 0;
   CHECK(!midpack::jsonStringUnits(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), at, unit, 0, 3, out), "an escape JSON does not allow");
