@@ -22,16 +22,6 @@ bool isTrimmedSpace(uint16_t c);
 // U+FFFD; returns how many.
 size_t utf8Of(const uint16_t* text, size_t from, size_t to, uint8_t* out);
 
-// The UTF-16 units [start, end) of the text that the JSON string content s[0, n) (the bytes
-// between its quotes) stands for, into `out` (cleared first), without decoding the units before
-// `start` into a string: a segment's sample is read from a document's JSONL line so, and the line
-// is not parsed. The walk starts at byte `at`, which stands for unit `unit` (0, 0: the start), and
-// leaves both at a character's start at or past `end`, so a document's samples, in the order of
-// their lines, walk its text once. False when the content is not JSON this reads (an escape JSON
-// does not allow, a byte that does not start UTF-8 of a character), it stands for fewer than `end`
-// units, or `unit` is past `start`.
-bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out);
-
 // Finds a document's segments. `specials` holds sorted, non-overlapping [start, end) pairs
 // (specialPairs of them). Appends four words a segment to `out` (cleared first): the hash's
 // high and low 32 bits, the line's start, and the line's end before its newline. With

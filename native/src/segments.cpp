@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace midpack {
 namespace {
@@ -51,56 +48,6 @@ inline size_t newlineFrom(const uint16_t* text, size_t from, size_t length) {
   return length;
 }
 
-int hexValue(uint8_t c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The unit of the escape at s[i] (past its backslash), its length in `len`; -1 when JSON does not allow it.
-int escapedUnit(const uint8_t* s, size_t i, size_t n, size_t& len) {
-  if (i >= n) return -1;
-  len = 1;
-  switch (s[i]) {
-    case '"': return '"';
-    case '\\': return '\\';
-    case '/': return '/';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    case 'u': break;
-    default: return -1;
-  }
-  if (n - i < 5) return -1;
-  int v = 0;
-  for (size_t k = 1; k <= 4; k++) {
-    const int d = hexValue(s[i + k]);
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  len = 5;
-  return v;
-}
-
-// The index of the first byte at or past i that is not ASCII or is a backslash (n when none): 16
-// bytes a step with SSE2 (x86-64's baseline), as a signed compare takes the bytes over 0x7F.
-size_t asciiRun(const uint8_t* s, size_t i, size_t n) {
-#if defined(__SSE2__)
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i backslash = _mm_set1_epi8('\\');
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpeq_epi8(v, backslash)));
-    if (hits) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(hits)));
-  }
-#endif
-  while (i < n && s[i] < 0x80 && s[i] != '\\') i++;
-  return i;
-}
-
 inline uint64_t round(uint64_t acc, uint64_t input) { return rotl(acc + input * P2, 31) * P1; }
 inline uint64_t mergeRound(uint64_t acc, uint64_t v) { return (acc ^ round(0, v)) * P1 + P4; }
 
@@ -135,64 +82,6 @@ uint64_t xxh64(const uint8_t* p, size_t len) {
   h *= P3;
   h ^= h >> 32;
   return h;
-}
-
-bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out) {
-  out.clear();
-  if (unit > start) return false;
-  size_t i = at, u = unit;
-  auto emit = [&](uint32_t v) {
-    if (u >= start && u < end) out.push_back(uint16_t(v));
-    u++;
-  };
-  bool ok = true;
-  while (i < n && u < end) {
-    const uint8_t c = s[i];
-    if (c < 0x80 && c != '\\') {
-      // A run of plain ASCII (most of a text) is a unit a byte: its part in [start, end) copied at once.
-      size_t run = asciiRun(s, i, n);
-      if (run - i > end - u) run = i + (end - u);
-      const size_t from = u < start ? i + std::min(run - i, start - u) : i;
-      out.insert(out.end(), s + from, s + run);
-      u += run - i;
-      i = run;
-      continue;
-    }
-    if (c == '\\') {
-      size_t len = 0;
-      const int v = escapedUnit(s, i + 1, n, len);
-      if (v < 0) {
-        ok = false;
-        break;
-      }
-      emit(uint32_t(v));
-      i += len + 1;
-      continue;
-    }
-    // UTF-8 of one character: its lead byte says how many bytes; four bytes stand for a surrogate pair.
-    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (len == 0 || n - i < len) {
-      ok = false;
-      break;
-    }
-    uint32_t cp = c & (0x7F >> len);
-    for (size_t k = 1; k < len && ok; k++) {
-      ok = (s[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (!ok) break;
-    if (cp >= 0x10000) {
-      emit(0xD800 + ((cp - 0x10000) >> 10));
-      emit(0xDC00 + ((cp - 0x10000) & 0x3FF));
-    } else {
-      emit(cp);
-    }
-    i += len;
-  }
-  if (!ok) return false;
-  at = i;
-  unit = u;
-  return u >= end;
 }
 
 bool isTrimmedSpace(uint16_t c) { return trimmedSpace(c); }

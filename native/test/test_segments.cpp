@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "json_text.hpp"
 #include "segments.hpp"
 
 using midpack::LineSegmenter;
