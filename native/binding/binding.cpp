@@ -565,6 +565,91 @@ Napi::Value HeaderLanguage(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<int32_t>(midpack::headerLanguage(reinterpret_cast<const uint16_t*>(text.data()), length)));
 }
 
+// jsonTextSlice(line: Uint8Array, key: string, start, end, cursor: Float64Array): the UTF-16
+// units [start, end) of the JSON record line's top-level string field `key` (segments.hpp
+// jsonStringUnits), as text.slice(start, end) of the parsed record gives them, without parsing
+// the line; undefined when the line is to be parsed instead (no such field, anything unusual, a
+// text too short). `cursor` is the line's own, four numbers: the literal's bounds (quotes
+// included; -1 before the first call) and where the last walk stopped (a byte of the line, the
+// unit it stands for), so a line's slices in order walk it once.
+Napi::Value JsonTextSlice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 5 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsString() || !info[2].IsNumber() || !info[3].IsNumber() ||
+      !info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array || info[4].As<Napi::TypedArray>().ElementLength() < 4) {
+    Napi::TypeError::New(env, "jsonTextSlice(line: Uint8Array, key: string, start: number, end: number, cursor: Float64Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto line = info[0].As<Napi::Uint8Array>();
+  auto cursor = info[4].As<Napi::Float64Array>();
+  const double start = info[2].As<Napi::Number>().DoubleValue(), end = info[3].As<Napi::Number>().DoubleValue();
+  if (!(start >= 0 && end >= start)) return env.Undefined();
+  if (cursor[0] < 0) {
+    size_t from = 0, to = 0;
+    if (!midpack::jsonStringField(line.Data(), line.ElementLength(), info[1].As<Napi::String>().Utf8Value(), from, to)) return env.Undefined();
+    cursor[0] = double(from);
+    cursor[1] = double(to);
+    cursor[2] = double(from + 1);
+    cursor[3] = 0;
+  }
+  const size_t from = size_t(cursor[0]), to = size_t(cursor[1]);
+  if (to > line.ElementLength() || to < from + 2) return env.Undefined();
+  // A slice before where the last walk stopped walks from the literal's start.
+  size_t at = size_t(cursor[2]) - (from + 1), unit = size_t(cursor[3]);
+  if (unit > size_t(start)) at = unit = 0;
+  thread_local std::vector<uint16_t> units;
+  if (!midpack::jsonStringUnits(line.Data() + from + 1, to - from - 2, at, unit, size_t(start), size_t(end), units)) return env.Undefined();
+  cursor[2] = double(from + 1 + at);
+  cursor[3] = double(unit);
+  return Napi::String::New(env, reinterpret_cast<const char16_t*>(units.data()), units.size());
+}
+
+// jsonTextSegments(line: Uint8Array, from, to, specials: Uint32Array | undefined, minChars, info:
+// Float64Array) -> Uint32Array: lineSegments (every occurrence) of the text the JSON string literal
+// line[from, to) stands for (quotes included: jsonAsciiText's bounds), unescaped here into a
+// UTF-16 copy the thread keeps, so the text is never a JS string; info[0] gets its length in
+// UTF-16 units, info[1] 1 when it is well-formed (no lone surrogate), else 0. Undefined when the
+// literal is not one jsonStringUnits reads: the caller parses the line then.
+Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const bool specialsOk = info.Length() == 6 && (info[3].IsUndefined() || (info[3].IsTypedArray() && info[3].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array));
+  if (!specialsOk || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsNumber() || !info[2].IsNumber() || !info[4].IsNumber() ||
+      !info[5].IsTypedArray() || info[5].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array || info[5].As<Napi::TypedArray>().ElementLength() < 2) {
+    Napi::TypeError::New(env, "jsonTextSegments(line: Uint8Array, from: number, to: number, specials: Uint32Array | undefined, minChars: number, info: Float64Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto line = info[0].As<Napi::Uint8Array>();
+  const double from = info[1].As<Napi::Number>().DoubleValue(), to = info[2].As<Napi::Number>().DoubleValue();
+  if (!(from >= 0 && to >= from + 2 && to <= double(line.ElementLength()))) return env.Undefined();
+  thread_local std::vector<uint16_t> text;
+  thread_local std::vector<uint32_t> out;
+  thread_local midpack::LineSegmenter segmenter;
+  size_t at = 0, unit = 0;
+  const uint8_t* literal = line.Data() + size_t(from) + 1;
+  const size_t n = size_t(to - from) - 2;
+  // Every unit: a walk to an end no text reaches stops at the literal's end, and fails only for what it cannot read.
+  midpack::jsonStringUnits(literal, n, at, unit, 0, SIZE_MAX, text);
+  if (at != n) return env.Undefined();
+  bool wellFormed = true;
+  for (size_t i = 0; i < text.size() && wellFormed; i++) {
+    const uint16_t c = text[i];
+    if (c < 0xD800 || c > 0xDFFF) continue;
+    if (c <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF) i++;
+    else wellFormed = false;
+  }
+  const uint32_t* specials = nullptr;
+  size_t pairs = 0;
+  if (!info[3].IsUndefined()) {
+    auto a = info[3].As<Napi::Uint32Array>();
+    specials = a.Data();
+    pairs = a.ElementLength() / 2;
+  }
+  segmenter.segment(text.data(), text.size(), specials, pairs, info[4].As<Napi::Number>().Uint32Value(), false, out);
+  auto result = info[5].As<Napi::Float64Array>();
+  result[0] = double(text.size());
+  result[1] = wellFormed ? 1 : 0;
+  return copyOut(env, out);
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -577,6 +662,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("jsonStringInto", Napi::Function::New(env, JsonStringInto));
   exports.Set("jsonAsciiText", Napi::Function::New(env, JsonAsciiText));
   exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
+  exports.Set("jsonTextSlice", Napi::Function::New(env, JsonTextSlice));
+  exports.Set("jsonTextSegments", Napi::Function::New(env, JsonTextSegments));
   return exports;
 }
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace midpack {
 
@@ -24,5 +25,15 @@ long jsonAsciiLength(const uint8_t* s, size_t n);
 
 // Writes the unescaped content of s[0, n) (jsonAsciiLength accepted it) to out; returns its length.
 size_t unescapeJsonAscii(const uint8_t* s, size_t n, char* out);
+
+// The UTF-16 units [start, end) of the text that the JSON string content s[0, n) (the bytes
+// between its quotes) stands for, into `out` (cleared first), without decoding the units before
+// `start` into a string: a segment's sample is read from a document's JSONL line so, and the line
+// is not parsed. The walk starts at byte `at`, which stands for unit `unit` (0, 0: the start), and
+// leaves both at a character's start at or past `end`, so a document's samples, in the order of
+// their lines, walk its text once. False when the content is not JSON this reads (an escape JSON
+// does not allow, a byte that does not start UTF-8 of a character), it stands for fewer than `end`
+// units, or `unit` is past `start`.
+bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out);
 
 }  // namespace midpack

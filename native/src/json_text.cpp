@@ -1,5 +1,6 @@
 #include "json_text.hpp"
 
+#include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -178,6 +179,64 @@ size_t unescapeJsonAscii(const uint8_t* s, size_t n, char* out) {
     i += len + 1;
   }
   return static_cast<size_t>(o - out);
+}
+
+bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out) {
+  out.clear();
+  if (unit > start) return false;
+  size_t i = at, u = unit;
+  auto emit = [&](uint32_t v) {
+    if (u >= start && u < end) out.push_back(uint16_t(v));
+    u++;
+  };
+  bool ok = true;
+  while (i < n && u < end) {
+    const uint8_t c = s[i];
+    if (c < 0x80 && c != '\\') {
+      // A run of plain ASCII (most of a text) is a unit a byte: its part in [start, end) copied at once.
+      size_t run = std::max(nextSpecial(s, i, n), i + 1);  // a raw control character (not JSON) is a unit too
+      if (run - i > end - u) run = i + (end - u);
+      const size_t from = u < start ? i + std::min(run - i, start - u) : i;
+      out.insert(out.end(), s + from, s + run);
+      u += run - i;
+      i = run;
+      continue;
+    }
+    if (c == '\\') {
+      size_t len = 0;
+      const int v = escapeAt(s, i + 1, n, len);
+      if (v < 0) {
+        ok = false;
+        break;
+      }
+      emit(uint32_t(v));
+      i += len + 1;
+      continue;
+    }
+    // UTF-8 of one character: its lead byte says how many bytes; four bytes stand for a surrogate pair.
+    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0 || n - i < len) {
+      ok = false;
+      break;
+    }
+    uint32_t cp = c & (0x7F >> len);
+    for (size_t k = 1; k < len && ok; k++) {
+      ok = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (!ok) break;
+    if (cp >= 0x10000) {
+      emit(0xD800 + ((cp - 0x10000) >> 10));
+      emit(0xDC00 + ((cp - 0x10000) & 0x3FF));
+    } else {
+      emit(cp);
+    }
+    i += len;
+  }
+  if (!ok) return false;
+  at = i;
+  unit = u;
+  return u >= end;
 }
 
 }  // namespace midpack

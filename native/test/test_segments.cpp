@@ -2,12 +2,14 @@
 // UTF-8 of lone surrogates and pairs, the trim set, and segments of a small text by hand; then
 // random texts of a few units, segmented whole and distinct, checked against a direct scan.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "check.hpp"
+#include "json_text.hpp"
 #include "segments.hpp"
 
 using midpack::LineSegmenter;
@@ -105,6 +107,54 @@ static void fuzz(std::mt19937_64& rng, size_t iterations) {
   }
 }
 
+// The units of a JSON string's content by hand: escapes, two- to four-byte characters (a pair
+// split by a slice), a walk resumed where the last stopped, and content it does not read.
+static void testJsonStringUnits() {
+  const std::string lit = "a\\n\\\"\\u00e9\xC3\xA9\xF0\x9F\x98\x80z";  // a \n \" \u00e9 é 😀 z
+  const auto* s = reinterpret_cast<const uint8_t*>(lit.data());
+  const std::vector<uint16_t> want = {'a', '\n', '"', 0xE9, 0xE9, 0xD83D, 0xDE00, 'z'};
+  std::vector<uint16_t> out;
+  for (size_t start = 0; start <= want.size(); start++) {
+    for (size_t end = start; end <= want.size(); end++) {
+      size_t at = 0, unit = 0;
+      bool ok = midpack::jsonStringUnits(s, lit.size(), at, unit, start, end, out);
+      CHECK(ok && out == std::vector<uint16_t>(want.begin() + long(start), want.begin() + long(end)), "units [%zu, %zu)", start, end);
+    }
+  }
+  size_t at = 0, unit = 0;
+  CHECK(midpack::jsonStringUnits(s, lit.size(), at, unit, 1, 3, out) && unit == 3, "a walk stops at its end");
+  CHECK(midpack::jsonStringUnits(s, lit.size(), at, unit, 5, 6, out) && out == std::vector<uint16_t>{0xD83D}, "a walk resumed");
+  CHECK(!midpack::jsonStringUnits(s, lit.size(), at, unit, 0, 1, out), "a walk never goes back");
+  at = unit = 0;
+  CHECK(!midpack::jsonStringUnits(s, lit.size(), at, unit, 0, 9, out), "a text too short");
+  // Runs of ASCII longer than a 16-byte step, around escapes and other characters, every window, walked on and afresh.
+  std::string longLit;
+  std::vector<uint16_t> longWant;
+  for (int k = 0; k < 6; k++) {
+    for (int j = 0; j < 13 + 7 * k; j++) {
+      longLit += char('a' + (j + k) % 26);
+      longWant.push_back(uint16_t('a' + (j + k) % 26));
+    }
+    longLit += k % 2 ? "\\t" : "\xE2\x82\xAC";
+    longWant.push_back(k % 2 ? '\t' : 0x20AC);
+  }
+  const auto* ls = reinterpret_cast<const uint8_t*>(longLit.data());
+  for (size_t start = 0; start <= longWant.size(); start++) {
+    size_t walkAt = 0, walkUnit = 0;
+    for (size_t end = start; end <= longWant.size(); end++) {
+      size_t a = 0, u = 0;
+      const std::vector<uint16_t> expect(longWant.begin() + long(start), longWant.begin() + long(end));
+      CHECK(midpack::jsonStringUnits(ls, longLit.size(), a, u, start, end, out) && out == expect, "long units [%zu, %zu)", start, end);
+      if (walkUnit <= start) CHECK(midpack::jsonStringUnits(ls, longLit.size(), walkAt, walkUnit, start, end, out) && out == expect, "long units walked on [%zu, %zu)", start, end);
+    }
+  }
+  at = unit = 0;
+  CHECK(midpack::jsonStringUnits(ls, longLit.size(), at, unit, 0, SIZE_MAX, out) == false && at == longLit.size() && out == longWant, "every unit to the literal's end");
+  const std::string bad = "ab\\x";
+  at = unit = 0;
+  CHECK(!midpack::jsonStringUnits(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), at, unit, 0, 3, out), "an escape JSON does not allow");
+}
+
 int main(int argc, char** argv) {
   size_t iterations = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 500;
   uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 12345;
@@ -113,6 +163,7 @@ int main(int argc, char** argv) {
   testUtf8();
   testTrimSet();
   testByHand();
+  testJsonStringUnits();
   fuzz(rng, iterations);
   if (failures) return 1;
   std::printf("test_segments: ok (%zu random texts)\n", iterations);

@@ -1,15 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Ledger } from '../core/ledger.js';
-import { countedIn, defaultContext } from '../core/stage.js';
-import { readDocumentFile } from '../io/documents.js';
-import { loadFrequent, maskApply } from '../stages/mask/apply.js';
-import { untokenizable } from '../tokenize/encode.js';
+import { defaultContext } from '../core/stage.js';
+import { loadFrequent } from '../stages/mask/apply.js';
+import { maskLines } from './mask-lines.js';
 import type { MaskThreadMessage, MaskThreadSetup } from './mask-thread.js';
 
 /**
- * The masking pass of a run that tokenized while it prepared (mask-thread.ts): docs.jsonl read,
- * parsed and masked with the final counts (maskApply, its ledger and figures as packPrepared's
- * masker has them), and each tokenizable document's id and final loss-mask spans sent to the
+ * The masking pass of a run that tokenized while it prepared (mask-thread.ts): docs.jsonl read
+ * and masked with the final counts (maskLines: maskApply's spans, ledger and figures as
+ * packPrepared's masker has them, from the lines without parsing their texts), and each tokenizable document's id and final loss-mask spans sent to the
  * main thread in batches, which places them in the chunks meanwhile. At most `WINDOW` batches are
  * unanswered at a time, so a main thread behind it never holds more than those (a few MB). The
  * window is wide because the thread starts when preparing ends, and the main thread takes its
@@ -41,14 +39,12 @@ async function send(ids: string[], counts: number[], spans: number[]): Promise<v
 async function main(): Promise<void> {
   const frequent = loadFrequent(setup.countsPath, setup.options);
   const ctx = defaultContext({ seed: setup.seed });
-  const docs = maskApply(frequent, setup.options)(countedIn(readDocumentFile(setup.docsPath, new Ledger()), ctx.ledger), ctx);
   let [ids, counts, spans]: [string[], number[], number[]] = [[], [], []];
-  for await (const doc of docs) {
-    if (untokenizable(doc)) continue;
-    const own = doc.loss_mask_spans ?? [];
+  for await (const doc of maskLines(setup.docsPath, frequent, setup.options, ctx.ledger, ctx.stats)) {
+    if (!doc.tokenizable) continue;
     ids.push(doc.id);
-    counts.push(own.length);
-    for (const [a, b] of own) spans.push(a, b);
+    counts.push(doc.spans.length);
+    for (const [a, b] of doc.spans) spans.push(a, b);
     if (ids.length < BATCH_DOCS && spans.length < 2 * BATCH_SPANS) continue;
     await send(ids, counts, spans);
     [ids, counts, spans] = [[], [], []];

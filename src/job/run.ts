@@ -465,11 +465,14 @@ async function prepare(
   const pooled = workers > 1;
   // Segments the prepare workers found and hashed, for the counter (the one being counted at a time).
   const found = new WeakMap<Doc, Uint32Array>();
+  // Their JSONL lines, which counting samples from without parsing them (a worker's document is parsed on use).
+  const lineOfDoc = new WeakMap<Doc, Uint8Array>();
   async function* all(): AsyncIterable<Doc> {
     const docs = pooled ? preparedInWorkers(cfg, rank, runDir, workers, sourceDone, threads.warm) : preparedHere(cfg, rank, runDir, sourceDone);
     // `p.doc` is not read here: a worker's documents are parsed only where counting needs their text.
     for await (const p of docs) {
       if (p.segments) found.set(p.doc, p.segments);
+      if (p.segments && Buffer.isBuffer(p.line)) lineOfDoc.set(p.doc, p.line);
       // Bytes once: the file stream would encode a string, and the tokenizer takes bytes too.
       const line = Buffer.isBuffer(p.line) ? p.line : Buffer.from(p.line ?? docToJson(p.doc) + '\n');
       await write.time(() => writer.writeRaw(line));
@@ -487,7 +490,7 @@ async function prepare(
     if (cfg.mask) {
       counts = 'mask-counts.bin';
       const m = resolveMaskOptions(cfg.mask);
-      await countSegments(clocked(all(), feed), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank, segmentsOf: (d) => found.get(d) });
+      await countSegments(clocked(all(), feed), join(runDir, counts), { minChars: m.minChars, memoryMb: m.memoryMb, samples: m.samples, workDir: join(runDir, 'tmp', 'mask'), rank, segmentsOf: (d) => found.get(d), lineOf: (d) => lineOfDoc.get(d) });
     } else {
       for await (const _ of clocked(all(), feed)) void _;
     }

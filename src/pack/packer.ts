@@ -128,6 +128,10 @@ interface NativeBinding {
   jsonAsciiText(line: Uint8Array, key: string, at: Float64Array): number;
   /** Linguist's `.h` heuristics' answer for a header's text: 0 Objective-C, 1 C++, 2 C (native/include/header_lines.hpp; src/stages/repos/heuristics.ts). */
   headerLanguage?(text: string): number;
+  /** text.slice(start, end) of a JSON line's top-level string field `key`, without parsing the line, walked on from `cursor` (the line's own); undefined when it must be parsed (native/include/segments.hpp; src/stages/mask/segments.ts). */
+  jsonTextSlice?(line: Uint8Array, key: string, start: number, end: number, cursor: Float64Array): string | undefined;
+  /** lineSegments of the text of the JSON string literal line[from, to), its length and well-formedness in info[0], info[1]; undefined when the line must be parsed (src/job/mask-lines.ts). */
+  jsonTextSegments?(line: Uint8Array, from: number, to: number, specials: Uint32Array | undefined, minChars: number, info: Float64Array): Uint32Array | undefined;
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
   NativeTokenizer: new (
     byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,

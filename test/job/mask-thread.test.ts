@@ -39,6 +39,9 @@ function sampleDocs(): Doc[] {
   docs.push({ id: 'own', kind: 'text', source: 'odd', text: 'keep this part\nmask this part\n', meta: {}, loss_mask_spans: [[15, 29]] });
   docs.push({ id: 'empty', kind: 'text', source: 'odd', text: '', meta: {} });
   docs.push({ id: 'lone', kind: 'text', source: 'odd', text: 'lone \ud800 surrogate', meta: {} });
+  // Texts read from their lines natively (mask-lines.ts): escapes, characters of two to four bytes, special spans (bridge stops at them), repeated so they are masked.
+  const odd = 'a "quoted"\tline with \\ and \u0001 ctl\n\u00e9t\u00e9 \u20ac 😀 repeated line\n\n<|sep|>path/of/a/file.ts\nimport { x } from "y";\n';
+  for (let i = 0; i < 8; i++) docs.push({ id: `odd-${i}`, kind: 'repo', source: 'odd', text: odd.repeat(1 + (i % 3)), meta: { i }, special_spans: Array.from({ length: 1 + (i % 3) }, (_, k) => [k * odd.length + odd.indexOf('<|sep|>'), k * odd.length + odd.indexOf('<|sep|>') + 7]) });
   return docs;
 }
 

@@ -1,9 +1,9 @@
-import type { Span } from '../../doc/document.js';
+import type { Doc, Span } from '../../doc/document.js';
 import type { Stage } from '../../core/stage.js';
 import { addSpan } from '../../doc/text-builder.js';
 import { byFrequency, paramsOf, readCountsHeader, readSamples, RecordCursor, type CountsHeader } from './counts-file.js';
 import { HashTable } from './hash-table.js';
-import { hashHex, loadSegmenter, normalizedAt, sampleText, segmentEnd, SEGMENT_WORDS } from './segments.js';
+import { hashHex, loadSegmenter, sampleText, SEGMENT_WORDS } from './segments.js';
 import { mergeSpans, spanChars } from './spans.js';
 
 export interface ThresholdOptions {
@@ -84,58 +84,95 @@ const withFraction = (t: Tally) => ({ ...t, masked_chars_fraction: t.chars ? t.m
  */
 export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}): Stage {
   return async function* (docs, ctx) {
-    const { table, header } = frequent;
-    const masked = new Uint32Array(table.capacity); // occurrences masked, by table slot
-    const capturedSamples = new Map<number, string>();
-    const segment = loadSegmenter(paramsOf(header));
-    const seen = new HashTable(1024, true);
-    const total = newTally();
-    const byKind = new Map<string, Tally>();
-    const bySource = new Map<string, Tally>();
-    const maxSources = options.maxSources ?? 1000;
-
+    const masking = new Masking(frequent, options);
+    const segment = loadSegmenter(paramsOf(frequent.header));
     for await (const doc of docs) {
-      seen.clear();
-      const spans: Span[] = [];
-      const specialBetween = specialFinder(doc.special_spans ?? []);
-      let previousMasked = false;
-      const found = segment(doc);
-      for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
-        const hi = found[i]!, lo = found[i + 1]!, start = found[i + 2]!, lineEnd = found[i + 3]!;
-        const slot = table.find(hi, lo);
-        const masking = slot >= 0 && !(options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1);
-        const last = spans[spans.length - 1];
-        const bridged = masking && options.bridge && previousMasked && last && !specialBetween(last[1], start);
-        previousMasked = masking;
-        if (!masking) continue;
-        addSpan(spans, bridged ? last![1] : start, segmentEnd(doc.text, lineEnd));
-        masked[slot]!++;
-        if (masked[slot] === 1 && capturedSamples.size < 10000 && !frequent.samples.has(hashHex(hi, lo))) {
-          capturedSamples.set(slot, sampleText(normalizedAt(doc.text, start, lineEnd)));
-        }
-      }
-      const out = spans.length ? { ...doc, loss_mask_spans: mergeSpans(doc.loss_mask_spans ?? [], spans) } : doc;
-      const maskedChars = spanChars(spans);
-      const sourceKey = bySource.has(doc.source) || bySource.size < maxSources ? doc.source : '(other)';
-      for (const [m, key] of [
-        [byKind, doc.kind],
-        [bySource, sourceKey],
-      ] as const) {
-        const t = m.get(key) ?? newTally();
-        m.set(key, t);
-        tallyInto(t, doc.text.length, maskedChars);
-      }
-      tallyInto(total, doc.text.length, maskedChars);
+      const spans = masking.mask(doc, doc.text.length, segment(doc), (a, b) => doc.text.slice(a, b));
       ctx.ledger.output();
-      yield out;
+      yield spans.length ? { ...doc, loss_mask_spans: mergeSpans(doc.loss_mask_spans ?? [], spans) } : doc;
     }
+    ctx.stats.mask = masking.stats();
+  };
+}
 
+/** What masking reads of a document besides its text's segments and length. */
+export type MaskedDocHead = Pick<Doc, 'kind' | 'source' | 'special_spans'>;
+
+/**
+ * Masking's state over the documents of a pass: which frequent segments it masked, how often,
+ * their samples, and the tallies by kind and source (maskApply; the masking thread of a run
+ * gives it documents read from their lines: mask-lines.ts).
+ */
+export class Masking {
+  private readonly masked: Uint32Array; // occurrences masked, by table slot
+  private readonly capturedSamples = new Map<number, string>();
+  private readonly seen = new HashTable(1024, true);
+  private readonly total = newTally();
+  private readonly byKind = new Map<string, Tally>();
+  private readonly bySource = new Map<string, Tally>();
+  private readonly maxSources: number;
+
+  constructor(
+    private readonly frequent: FrequentSegments,
+    private readonly options: ApplyOptions,
+  ) {
+    this.masked = new Uint32Array(frequent.table.capacity);
+    this.maxSources = options.maxSources ?? 1000;
+  }
+
+  /**
+   * The spans masking adds to a document of `textLength` units whose segments (every
+   * occurrence, lineSegments) are `found`; `slice` gives its text's units for a sample. Tallied.
+   */
+  mask(doc: MaskedDocHead, textLength: number, found: Uint32Array, slice: (start: number, end: number) => string): Span[] {
+    const { table, samples } = this.frequent;
+    const { seen, masked, options } = this;
+    seen.clear();
+    const spans: Span[] = [];
+    const specialBetween = specialFinder(doc.special_spans ?? []);
+    let previousMasked = false;
+    for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
+      const hi = found[i]!, lo = found[i + 1]!, start = found[i + 2]!, lineEnd = found[i + 3]!;
+      const slot = table.find(hi, lo);
+      const masking = slot >= 0 && !(options.keepFirst && seen.value(seen.add(hi, lo, 1)) === 1);
+      const last = spans[spans.length - 1];
+      const bridged = masking && options.bridge && previousMasked && last && !specialBetween(last[1], start);
+      previousMasked = masking;
+      if (!masking) continue;
+      addSpan(spans, bridged ? last![1] : start, lineEnd < textLength ? lineEnd + 1 : lineEnd);
+      masked[slot]!++;
+      if (masked[slot] === 1 && this.capturedSamples.size < 10000 && !samples.has(hashHex(hi, lo))) {
+        this.capturedSamples.set(slot, sampleText(slice(start, lineEnd).trim()));
+      }
+    }
+    this.tally(doc, textLength, spanChars(spans));
+    return spans;
+  }
+
+  private tally(doc: MaskedDocHead, chars: number, maskedChars: number): void {
+    const { byKind, bySource } = this;
+    const sourceKey = bySource.has(doc.source) || bySource.size < this.maxSources ? doc.source : '(other)';
+    for (const [m, key] of [
+      [byKind, doc.kind],
+      [bySource, sourceKey],
+    ] as const) {
+      const t = m.get(key) ?? newTally();
+      m.set(key, t);
+      tallyInto(t, chars, maskedChars);
+    }
+    tallyInto(this.total, chars, maskedChars);
+  }
+
+  /** The figures of the documents masked so far (`ctx.stats.mask`). */
+  stats(): Record<string, unknown> {
+    const { frequent, options, masked } = this;
+    const { table, header } = frequent;
     const top: { slot: number; hi: number; lo: number; docs: number }[] = [];
     for (let slot = 0; slot < table.capacity; slot++) {
       if (masked[slot]) top.push({ slot, hi: table.keyHi(slot), lo: table.keyLo(slot), docs: table.value(slot) });
     }
     top.sort(byFrequency);
-    ctx.stats.mask = {
+    return {
       method: 'exact document frequency of normalized lines (two passes: count, apply)',
       ...paramsOf(header),
       threshold_docs: frequent.threshold,
@@ -145,15 +182,15 @@ export function maskApply(frequent: FrequentSegments, options: ApplyOptions = {}
       segments_distinct: header.segments_distinct,
       segments_frequent: table.size,
       segments_masked: top.length,
-      ...withFraction(total),
-      by_kind: Object.fromEntries([...byKind].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
-      by_source: Object.fromEntries([...bySource].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
+      ...withFraction(this.total),
+      by_kind: Object.fromEntries([...this.byKind].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
+      by_source: Object.fromEntries([...this.bySource].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, t]) => [k, withFraction(t)])),
       top_segments: top.slice(0, options.top ?? 50).map((t) => {
         const hash = hashHex(t.hi, t.lo);
-        return { hash, docs: t.docs, masked_occurrences: masked[t.slot], text: frequent.samples.get(hash) ?? capturedSamples.get(t.slot) ?? null };
+        return { hash, docs: t.docs, masked_occurrences: masked[t.slot], text: frequent.samples.get(hash) ?? this.capturedSamples.get(t.slot) ?? null };
       }),
     };
-  };
+  }
 }
 
 function tallyInto(t: Tally, chars: number, maskedChars: number): void {

@@ -5,7 +5,7 @@ import type { StageContext } from '../../core/stage.js';
 import type { RankInfo } from '../../core/ranks.js';
 import { CountsWriter, mergeCountsFiles, type CountsHeader, type CountsRanks } from './counts-file.js';
 import { HashTable } from './hash-table.js';
-import { hashHex, loadSegmenter, normalizedAt, sampleText, segmentParams, DEFAULT_MIN_CHARS, SEGMENT_WORDS, type Segmenter } from './segments.js';
+import { hashHex, LineText, loadSegmenter, normalizedAt, sampleText, segmentParams, DEFAULT_MIN_CHARS, SEGMENT_WORDS, type Segmenter } from './segments.js';
 
 export interface CountOptions {
   /** Shortest normalized line that counts as a segment (UTF-16 units). */
@@ -25,6 +25,11 @@ export interface CountOptions {
    * find them here: the same segments, in the same order, give the same counts file.
    */
   segmentsOf?: (doc: Doc) => Uint32Array | undefined;
+  /**
+   * With segmentsOf, the document's JSONL line when it has one: the samples are read from it
+   * (lineTextSlice), so a document parsed only on use is not parsed for them.
+   */
+  lineOf?: (doc: Doc) => Uint8Array | undefined;
 }
 
 export const DEFAULT_MEMORY_MB = 512;
@@ -36,6 +41,9 @@ export const DEFAULT_SAMPLES = 1000;
  * moving the samples (0.2 s of the main thread's prepare). Pages untouched stay unmapped.
  */
 const INITIAL_SLOTS = 2 ** 20;
+
+/** Segments a block read ahead in the count table (HashTable.touch), as words of `found`. */
+const TOUCH_WORDS = 32 * SEGMENT_WORDS;
 
 export interface CountSummary {
   header: CountsHeader;
@@ -61,7 +69,7 @@ export async function countSegments(docs: AsyncIterable<Doc>, out: string, optio
     const counter = new SegmentCounter(params, options, work, (m) => ctx?.log(m));
     for await (const doc of docs) {
       const found = options.segmentsOf?.(doc);
-      if (found) counter.addFound(doc, found);
+      if (found) counter.addFound(doc, found, options.lineOf?.(doc));
       else counter.add(doc, segment);
       ctx?.ledger.output();
     }
@@ -118,11 +126,16 @@ export class SegmentCounter {
     this.addFound(doc, documentSegments(doc, segment));
   }
 
-  /** As add(), with the document's distinct segments already found (documentSegments). */
-  addFound(doc: Doc, found: Uint32Array): void {
+  /** As add(), with the document's distinct segments already found (documentSegments); its samples from `line`, its JSONL line, when given. */
+  addFound(doc: Doc, found: Uint32Array, line?: Uint8Array): void {
+    let text: LineText | undefined;
     for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
+      // Each block's slots read ahead at once (HashTable.touch): counting waited on memory, a miss a segment.
+      if (i % TOUCH_WORDS === 0) this.table.touch(found, i + 1, Math.min(found.length, i + TOUCH_WORDS), SEGMENT_WORDS);
       const slot = this.count(found[i]!, found[i + 1]!);
-      if (slot >= 0) this.sample(slot, normalizedAt(doc.text, found[i + 2]!, found[i + 3]!));
+      if (slot < 0) continue;
+      const [start, lineEnd] = [found[i + 2]!, found[i + 3]!];
+      this.sample(slot, line ? (text ??= new LineText(line, () => doc)).slice(start, lineEnd).trim() : normalizedAt(doc.text, start, lineEnd));
     }
     this.documents++;
     this.runDocuments++;

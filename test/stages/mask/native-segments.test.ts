@@ -5,6 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { Doc, Span } from '../../../src/doc/document.js';
 import { loadSegmenter, segmentParams } from '../../../src/stages/mask/index.js';
+import { LineText } from '../../../src/stages/mask/segments.js';
+import { appendDocLine } from '../../../src/doc/json-line.js';
 import { formatRepoDocument } from '../../../src/stages/repos/format.js';
 import { referenceSegmenter } from '../../helpers/reference-segments.js';
 import { repoRoot } from '../../helpers/paths.js';
@@ -80,4 +82,20 @@ test('the native segmenter gives the words of the definition (xxhash-wasm over t
     }
   }
   assert.ok(segments > 200_000, `${segments} segments compared`);
+});
+
+test('a line of a document read from its JSONL line (LineText) is the parsed text\'s slice, for every segment in order and out of order', () => {
+  for (const t of [...realTexts(), everyUnit(), everyLength(), specials()]) {
+    const doc = { id: t.name, kind: 'repo' as const, source: 's', text: t.text, meta: { n: 1 }, ...(t.special_spans ? { special_spans: t.special_spans } : {}) };
+    const sink = { buf: Buffer.alloc(16), used: 0, room(bytes: number) { if (this.buf.length - this.used < bytes) this.buf = Buffer.concat([this.buf.subarray(0, this.used), Buffer.alloc(bytes + this.used)]); return this.buf; } };
+    appendDocLine(doc, sink);
+    const line = sink.buf.subarray(0, sink.used);
+    const segments = loadSegmenter(segmentParams(1))(doc);
+    let parsed = 0;
+    const text = new LineText(line, () => (parsed++, doc));
+    for (let i = 0; i < segments.length; i += 4) assert.equal(text.slice(segments[i + 2]!, segments[i + 3]!), t.text.slice(segments[i + 2]!, segments[i + 3]!), t.name);
+    for (let i = segments.length - 4; i >= 0; i -= 4 * 7) assert.equal(text.slice(segments[i + 2]!, segments[i + 3]!), t.text.slice(segments[i + 2]!, segments[i + 3]!), t.name);
+    assert.equal(text.slice(t.text.length, t.text.length + 1), '', `${t.name}: past the end, from the parsed text`);
+    assert.equal(parsed, 1, `${t.name}: parsed only for the slice past the text`);
+  }
 });
