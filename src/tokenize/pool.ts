@@ -82,6 +82,8 @@ export class TokenizePool {
   private readonly batchIds = { next: 0 };
   private readonly stats: PoolStats;
   private closed: Promise<void> | undefined;
+  /** The native core being built for the workers to copy (seedNativeCore): released once they are ready, or the pool closes. */
+  private seed: { release(): void } | undefined;
   readonly size: number;
 
   constructor(private readonly opts: PoolOptions = {}) {
@@ -135,7 +137,10 @@ export class TokenizePool {
       message = { prepared: handed, vocabulary: backend === 'fast' ? sharedVocabulary(tokenizer) : undefined };
       // The native core the workers will each copy is built meanwhile, on another thread.
       const seed = backend === 'native' && tables ? seedNativeCore(prepared.parts, tables, this.opts.cachePieces) : undefined;
-      if (seed) void Promise.allSettled(this.ready).then(() => seed.release());
+      if (seed) {
+        this.seed = seed;
+        void Promise.allSettled(this.ready).then(() => seed.release());
+      }
     } catch {
       // reported by the workers
     }
@@ -190,6 +195,7 @@ export class TokenizePool {
   close(): Promise<void> {
     if (!this.closed) {
       this.closing = true;
+      this.seed?.release();
       lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
       this.closed = Promise.all(this.workers.map(stopWorker)).then(() => {});
     }
