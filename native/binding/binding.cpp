@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 #include <stdexcept>
+#include <string>
 
 #include "bpe_tokenizer.hpp"
 #include "header_lines.hpp"
@@ -16,6 +17,7 @@
 #include "packer.hpp"
 #include "planner.hpp"
 #include "segments.hpp"
+#include "shared_core.hpp"
 
 namespace {
 
@@ -25,6 +27,69 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
   if (!v.empty()) std::memcpy(out.Data(), v.data(), v.size() * sizeof(uint32_t));
   return out;
 }
+
+// A tokenizer core's configuration from (byteIds: Int32Array, merges: Int32Array, classes:
+// Uint8Array, maxDigits, ignoreMerges, cacheEntries, tokenLengths: Int32Array, tokenBytes:
+// Uint8Array, pattern): false, a TypeError thrown, when the arguments are not that.
+bool configOf(const Napi::CallbackInfo& info, const char* what, midpack::BpeConfig& config) {
+  if (info.Length() != 9 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !info[6].IsTypedArray() || !info[7].IsTypedArray()) {
+    Napi::TypeError::New(info.Env(), std::string(what) + " expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries, Int32Array, Uint8Array, pattern)").ThrowAsJavaScriptException();
+    return false;
+  }
+  auto byteIds = info[0].As<Napi::Int32Array>();
+  auto merges = info[1].As<Napi::Int32Array>();
+  auto classes = info[2].As<Napi::Uint8Array>();
+  config.byteIds.assign(byteIds.Data(), byteIds.Data() + byteIds.ElementLength());
+  config.merges.assign(merges.Data(), merges.Data() + merges.ElementLength());
+  config.classes.assign(classes.Data(), classes.Data() + classes.ElementLength());
+  config.maxDigits = info[3].As<Napi::Number>().Int32Value();
+  config.ignoreMerges = info[4].As<Napi::Boolean>().Value();
+  config.cacheEntries = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
+  auto tokenLengths = info[6].As<Napi::Int32Array>();
+  auto tokenBytes = info[7].As<Napi::Uint8Array>();
+  config.tokenLengths.assign(tokenLengths.Data(), tokenLengths.Data() + tokenLengths.ElementLength());
+  config.tokenBytes.assign(reinterpret_cast<const char*>(tokenBytes.Data()), tokenBytes.ElementLength());
+  config.pattern = static_cast<midpack::SplitPattern>(info[8].As<Napi::Number>().Int32Value());
+  return true;
+}
+
+// Builds a shared core (shared_core.hpp) on a thread of libuv's pool, off the JavaScript thread.
+class CoreBuild : public Napi::AsyncWorker {
+ public:
+  CoreBuild(Napi::Env env, std::shared_ptr<midpack::SharedCores::Entry> entry, midpack::BpeConfig config)
+      : Napi::AsyncWorker(env, "midpack:CoreBuild"), entry_(std::move(entry)), config_(std::move(config)) {}
+  void Execute() override { midpack::SharedCores::build(*entry_, std::move(config_)); }
+  void OnOK() override {}
+  void OnError(const Napi::Error&) override {}
+
+ private:
+  std::shared_ptr<midpack::SharedCores::Entry> entry_;
+  midpack::BpeConfig config_;
+};
+
+// new NativeCoreSeed(...NativeTokenizer's arguments): the main thread starts building the core
+// its tokenizer workers will ask for, in the background while they start, and holds it until
+// release() (the workers have their copies), so no worker builds one.
+class NativeCoreSeed : public Napi::ObjectWrap<NativeCoreSeed> {
+ public:
+  static Napi::Function Define(Napi::Env env) { return DefineClass(env, "NativeCoreSeed", {InstanceMethod("release", &NativeCoreSeed::Release)}); }
+
+  explicit NativeCoreSeed(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeCoreSeed>(info) {
+    midpack::BpeConfig config;
+    if (!configOf(info, "NativeCoreSeed", config)) return;
+    bool builder = false;
+    entry_ = midpack::SharedCores::acquire(midpack::SharedCores::keyOf(config), builder);
+    if (builder) (new CoreBuild(info.Env(), entry_, std::move(config)))->Queue();
+  }
+
+ private:
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    entry_.reset();
+    return info.Env().Undefined();
+  }
+
+  std::shared_ptr<midpack::SharedCores::Entry> entry_;
+};
 
 // new NativeTokenizer(byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits, ignoreMerges, cacheEntries,
 //                     tokenLengths: Int32Array, tokenBytes: Uint8Array, pattern: number)
@@ -47,30 +112,16 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
   }
 
   explicit NativeTokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTokenizer>(info) {
-    Napi::Env env = info.Env();
-    if (info.Length() != 9 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !info[6].IsTypedArray() || !info[7].IsTypedArray()) {
-      Napi::TypeError::New(env, "NativeTokenizer expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries, Int32Array, Uint8Array, pattern)").ThrowAsJavaScriptException();
-      return;
-    }
-    auto byteIds = info[0].As<Napi::Int32Array>();
-    auto merges = info[1].As<Napi::Int32Array>();
-    auto classes = info[2].As<Napi::Uint8Array>();
     midpack::BpeConfig config;
-    config.byteIds.assign(byteIds.Data(), byteIds.Data() + byteIds.ElementLength());
-    config.merges.assign(merges.Data(), merges.Data() + merges.ElementLength());
-    config.classes.assign(classes.Data(), classes.Data() + classes.ElementLength());
-    config.maxDigits = info[3].As<Napi::Number>().Int32Value();
-    config.ignoreMerges = info[4].As<Napi::Boolean>().Value();
-    config.cacheEntries = static_cast<size_t>(info[5].As<Napi::Number>().Int64Value());
-    auto tokenLengths = info[6].As<Napi::Int32Array>();
-    auto tokenBytes = info[7].As<Napi::Uint8Array>();
-    config.tokenLengths.assign(tokenLengths.Data(), tokenLengths.Data() + tokenLengths.ElementLength());
-    config.tokenBytes.assign(reinterpret_cast<const char*>(tokenBytes.Data()), tokenBytes.ElementLength());
-    config.pattern = static_cast<midpack::SplitPattern>(info[8].As<Napi::Number>().Int32Value());
+    if (!configOf(info, "NativeTokenizer", config)) return;
+    // Built once per process and configuration (shared_core.hpp): this thread takes a copy.
     try {
-      core_ = std::make_unique<midpack::BpeTokenizer>(std::move(config));
+      bool builder = false;
+      auto entry = midpack::SharedCores::acquire(midpack::SharedCores::keyOf(config), builder);
+      if (builder) midpack::SharedCores::build(*entry, std::move(config));
+      core_ = midpack::SharedCores::copyOf(*entry);
     } catch (const std::exception& e) {
-      Napi::Error::New(env, e.what()).ThrowAsJavaScriptException();
+      Napi::Error::New(info.Env(), e.what()).ThrowAsJavaScriptException();
     }
   }
 
@@ -656,6 +707,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("version", Napi::Function::New(env, Version));
   exports.Set("NativePacker", NativePacker::Define(env));
   exports.Set("NativeTokenizer", NativeTokenizer::Define(env));
+  exports.Set("NativeCoreSeed", NativeCoreSeed::Define(env));
   exports.Set("NativePlanner", NativePlanner::Define(env));
   exports.Set("cutUnits", Napi::Function::New(env, CutUnits));
   exports.Set("lineSegments", Napi::Function::New(env, LineSegments));

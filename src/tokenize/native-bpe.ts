@@ -167,7 +167,26 @@ function limited<T>(encode: () => T): T {
   }
 }
 
+/** The native core's constructor arguments (the same for NativeCoreSeed: they are what the process-wide built core is found by). */
+function coreArgs(tables: FastTables, splitter: NativeSplitter, ignoreMerges: boolean, cacheEntries: number) {
+  return [tables.byteIds, tables.pairs, nativeClasses(), splitter.maxDigits, ignoreMerges, cacheEntries, tables.byteLens, tables.tokenBytes, splitter.pattern] as const;
+}
+
 function makeCore(tables: FastTables, splitter: NativeSplitter, ignoreMerges: boolean, cacheEntries: number) {
   const { NativeTokenizer } = nativeBinding();
-  return new NativeTokenizer(tables.byteIds, tables.pairs, nativeClasses(), splitter.maxDigits, ignoreMerges, cacheEntries, tables.byteLens, tables.tokenBytes, splitter.pattern);
+  return new NativeTokenizer(...coreArgs(tables, splitter, ignoreMerges, cacheEntries));
+}
+
+/**
+ * Starts building, off this thread, the native core that NativeBpe(parts, tables, cacheEntries)
+ * makes, so that the tokenizer workers about to start each copy it (native/binding/shared_core.hpp)
+ * instead of building their own: undefined when there is none to build (no native splitter).
+ * Released once the workers hold their copies.
+ */
+export function seedNativeCore(parts: TokenizerJson, tables: FastTables, cacheEntries = NATIVE_CACHE_ENTRIES): { release(): void } | undefined {
+  const splitter = nativeSplitter(parts);
+  if (typeof splitter === 'string' || !Number.isInteger(cacheEntries) || cacheEntries < 0) return undefined;
+  const model = parts.model as { ignore_merges?: boolean } | undefined;
+  const { NativeCoreSeed } = nativeBinding() as unknown as { NativeCoreSeed?: new (...args: ReturnType<typeof coreArgs>) => { release(): void } };
+  return NativeCoreSeed && new NativeCoreSeed(...coreArgs(tables, splitter, model?.ignore_merges === true, cacheEntries));
 }

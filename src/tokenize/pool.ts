@@ -4,7 +4,9 @@ import type { TokenizeRequest, TokenizeResult } from './encode.js';
 import { splitBatch, type EncodedBatch } from './batch.js';
 import type { Doc } from '../doc/document.js';
 import type { LineBatchJob } from './line-docs.js';
-import { sharedVocabulary, type ResolvedBackend } from './tokenizer.js';
+import { preparedForWorkers, sharedVocabulary, type ResolvedBackend } from './tokenizer.js';
+import type { WorkerSetup } from './worker.js';
+import { seedNativeCore } from './native-bpe.js';
 
 /**
  * Tokenizes on worker threads and hands results back in input order, so the output is the
@@ -80,6 +82,8 @@ export class TokenizePool {
   private readonly batchIds = { next: 0 };
   private readonly stats: PoolStats;
   private closed: Promise<void> | undefined;
+  /** The native core being built for the workers to copy (seedNativeCore): released once they are ready, or the pool closes. */
+  private seed: { release(): void } | undefined;
   readonly size: number;
 
   constructor(private readonly opts: PoolOptions = {}) {
@@ -88,10 +92,12 @@ export class TokenizePool {
     const url = new URL('./worker.js', import.meta.url);
     const tokenizer = opts.tokenizer ?? 'qwen3';
     const backend = opts.backend ?? 'hf';
-    const vocabulary = backend === 'fast' ? sharedVocabulary(tokenizer) : undefined;
+    // The native and fast backends' workers are handed the tokenizer this thread prepares
+    // (handOver), while they start.
+    const handed = backend !== 'hf';
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
-      const w = new Worker(url, { workerData: { tokenizer, backend, vocabulary, cachePieces: opts.cachePieces }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
+      const w = new Worker(url, { workerData: { tokenizer, backend, handed, cachePieces: opts.cachePieces }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
       this.workers.push(w);
       const ready = new Promise<void>((resolve, reject) => {
         w.once('message', () => resolve());
@@ -112,6 +118,33 @@ export class TokenizePool {
         this.run?.fail(this.dead);
       });
     }
+    if (handed) this.handOver(tokenizer, backend);
+  }
+
+  /**
+   * The tokenizer prepared on this thread (its file read and hashed once, its tables read from
+   * the prepared entry) goes to every worker, which meanwhile loads its modules; the fast
+   * backend's vocabulary memo too, in shared memory. A tokenizer that fails to prepare here goes
+   * as nothing: each worker prepares it itself and reports the failure as before.
+   */
+  private handOver(tokenizer: string, backend: ResolvedBackend): void {
+    let message: WorkerSetup = { prepared: undefined };
+    try {
+      const prepared = preparedForWorkers(tokenizer);
+      const { tables } = prepared;
+      // tiktoken's ranks (2.5 MB of text for Qwen3, copied to each worker) are the fast backend's only.
+      const handed = backend === 'native' && tables ? { ...prepared, tables: { ...tables, ranks: '' } } : prepared;
+      message = { prepared: handed, vocabulary: backend === 'fast' ? sharedVocabulary(tokenizer) : undefined };
+      // The native core the workers will each copy is built meanwhile, on another thread.
+      const seed = backend === 'native' && tables ? seedNativeCore(prepared.parts, tables, this.opts.cachePieces) : undefined;
+      if (seed) {
+        this.seed = seed;
+        void Promise.allSettled(this.ready).then(() => seed.release());
+      }
+    } catch {
+      // reported by the workers
+    }
+    for (const w of this.workers) w.postMessage(message);
   }
 
   /** Maps items to tokenized results, in order. `toRequest` picks what to tokenize from an item. */
@@ -162,6 +195,7 @@ export class TokenizePool {
   close(): Promise<void> {
     if (!this.closed) {
       this.closing = true;
+      this.seed?.release();
       lastStats = { ...this.stats, busyMs: [...this.stats.busyMs] };
       this.closed = Promise.all(this.workers.map(stopWorker)).then(() => {});
     }

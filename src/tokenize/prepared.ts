@@ -84,11 +84,7 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const hash = sha256(bytes);
   const configPath = join(dirname(path), 'tokenizer_config.json');
   const config = existsSync(configPath) ? (parseJson(configPath, readFileSync(configPath)) as Record<string, unknown>) : {};
-  const json = () => {
-    const again = readFileSync(path);
-    if (sha256(again) !== hash) throw new Error(`${path}: the tokenizer.json changed while the job ran`);
-    return parseJson(path, again) as TokenizerJson;
-  };
+  const json = () => readCheckedJson(path, hash);
   const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
   const base = { spec, path, hash, config, json };
   const hit = dir ? readEntry(dir, hash) : undefined;
@@ -101,6 +97,26 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
+}
+
+/** A PreparedTokenizer as one thread hands it to another (a structured clone: no json()). */
+export type PreparedData = Omit<PreparedTokenizer, 'json'>;
+
+/** What a worker needs of a tokenizer prepared here, so it reads and hashes no file of its own. */
+export function preparedData(p: PreparedTokenizer): PreparedData {
+  const { json: _json, ...data } = p;
+  return data;
+}
+
+/** A tokenizer prepared by another thread (preparedData): its json() reads the file again, checked against the hash. */
+export function revivePrepared(data: PreparedData): PreparedTokenizer {
+  return { ...data, json: () => readCheckedJson(data.path, data.hash) };
+}
+
+function readCheckedJson(path: string, hash: string): TokenizerJson {
+  const again = readFileSync(path);
+  if (sha256(again) !== hash) throw new Error(`${path}: the tokenizer.json changed while the job ran`);
+  return parseJson(path, again) as TokenizerJson;
 }
 
 /** The tokenizer.json without model.vocab and model.merges. */

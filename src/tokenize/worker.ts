@@ -1,5 +1,8 @@
+import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadTokenizer } from './tokenizer.js';
+import { loadTokenizer, MidTokenizer, type ResolvedBackend } from './tokenizer.js';
+import { revivePrepared, type PreparedData } from './prepared.js';
+import type { MemoBuffers } from './piece-memo.js';
 import { encodeBatch, type EncodedBatch } from './batch.js';
 import { packRequest, type TokenizeRequest } from './encode.js';
 import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js';
@@ -10,9 +13,24 @@ import { docsOfLines, type LineBatchJob, type LineOutcome } from './line-docs.js
  * transferred, not copied) and the time it spent, so the pool can report how busy its workers
  * were.
  */
+/** The pool's first message to a worker it hands the tokenizer to (TokenizePool.handOver). */
+export interface WorkerSetup {
+  /** Prepared by the main thread; undefined when that failed (the worker prepares it itself). */
+  prepared: PreparedData | undefined;
+  /** The fast backend's vocabulary memo, the pool's, in shared memory: one copy for all workers. */
+  vocabulary?: MemoBuffers;
+}
+
 // The main thread resolved the backend (and checked the pipeline once): the worker trusts it.
-// The fast backend's vocabulary memo is the pool's, in shared memory: one copy for all workers.
-const tokenizer = await loadTokenizer(workerData.tokenizer as string, workerData.backend ?? 'hf', true, { vocabulary: workerData.vocabulary, cachePieces: workerData.cachePieces });
+const tokenizer = await workerTokenizer();
+
+async function workerTokenizer(): Promise<MidTokenizer> {
+  const { tokenizer: spec, backend, cachePieces } = workerData as { tokenizer: string; backend: ResolvedBackend; handed: boolean; cachePieces?: number };
+  if (!workerData.handed) return loadTokenizer(spec, backend, true, { cachePieces });
+  const [setup] = (await once(parentPort!, 'message')) as [WorkerSetup];
+  if (!setup.prepared) return loadTokenizer(spec, backend, true, { cachePieces });
+  return new MidTokenizer(revivePrepared(setup.prepared), backend, { vocabulary: setup.vocabulary, cachePieces });
+}
 parentPort!.on('message', (msg: { batch: number; docs?: TokenizeRequest[]; lines?: LineBatchJob; ranges?: boolean } | { stop: true }) => {
   if ('stop' in msg) process.exit(0); // the pool is closing: after the batches sent before this
   const t0 = performance.now();

@@ -1,22 +1,20 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import {
-  Field,
-  Int32,
-  List,
-  makeData,
-  RecordBatch,
-  RecordBatchStreamWriter,
-  Schema,
-  Struct,
-  Uint8,
-  Utf8,
-  type Data,
-  type DataType,
-} from 'apache-arrow';
+import type * as ApacheArrow from 'apache-arrow';
+import type { Data, DataType } from 'apache-arrow';
 import { checkBin, type PackedBin } from './bin.js';
 import { AtomicFile, GrowInt32, GrowUint8, sha256File, writeFileAtomic } from './files.js';
+
+/**
+ * The same library and version as its CommonJS build: its ES modules (a few hundred files,
+ * each linked as a module) cost the main thread about 0.28 s of CPU to load, on a pack's path
+ * while the tokenizer workers start; the CommonJS files about 0.16 s. (Not the minified single
+ * file, 0.04 s: it renames the protected members PartsWriter overrides.) Only this writer uses
+ * it: the objects it makes never meet the readers' (io/arrow-rows.ts), which load the modules.
+ */
+const { Field, Int32, List, makeData, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Uint8, Utf8 } = createRequire(import.meta.url)('apache-arrow/Arrow.node') as typeof ApacheArrow;
 
 /**
  * Arrow IPC *stream* shards, one row per packed bin, laid out as Hugging Face `datasets`
@@ -61,7 +59,7 @@ function arrowType(dtype: ValueDtype): DataType {
  * datasets make them; the `huggingface` metadata lets `Dataset.from_file` on a single
  * shard recover the features too.
  */
-export function shardSchema(): Schema {
+export function shardSchema(): ApacheArrow.Schema {
   const fields = COLUMNS.map(([name, dtype]) => new Field(name, new List(new Field('item', arrowType(dtype), true)), true));
   const metadata = new Map([['huggingface', JSON.stringify({ info: { features: shardFeatures() } })]]);
   return new Schema(fields, metadata);
@@ -192,17 +190,17 @@ class BatchBuffers {
   }
 
   /** The batch as Arrow data over views of these buffers: no per-element work. */
-  toRecordBatch(schema: Schema): RecordBatch {
+  toRecordBatch(schema: ApacheArrow.Schema): ApacheArrow.RecordBatch {
     const rows = this.rows;
     const units = this.unitOffsets[rows]!;
     const tokens = rows * this.seqLen;
-    const childType = (i: number) => (schema.fields[i]!.type as List).valueType;
+    const childType = (i: number) => (schema.fields[i]!.type as ApacheArrow.List).valueType;
     const list = (i: number, valueOffsets: Int32Array, child: Data) =>
-      makeData({ type: schema.fields[i]!.type as List, length: rows, nullCount: 0, valueOffsets: valueOffsets.subarray(0, rows + 1), child });
+      makeData({ type: schema.fields[i]!.type as ApacheArrow.List, length: rows, nullCount: 0, valueOffsets: valueOffsets.subarray(0, rows + 1), child });
     const ints = (i: number, data: Int32Array | Uint8Array, length: number) =>
-      makeData({ type: childType(i) as Int32, length, nullCount: 0, data: data.subarray(0, length) as Int32Array });
+      makeData({ type: childType(i) as ApacheArrow.Int32, length, nullCount: 0, data: data.subarray(0, length) as Int32Array });
     const strings = (i: number, col: StringColumn) =>
-      makeData({ type: childType(i) as Utf8, length: units, nullCount: 0, valueOffsets: col.offsets.view(), data: col.bytes.view() });
+      makeData({ type: childType(i) as ApacheArrow.Utf8, length: units, nullCount: 0, valueOffsets: col.offsets.view(), data: col.bytes.view() });
     const children = [
       list(0, this.tokenOffsets, ints(0, this.inputIds, tokens)),
       list(1, this.tokenOffsets, ints(1, this.lossMask, tokens)),
@@ -237,7 +235,7 @@ class PartsWriter extends RecordBatchStreamWriter {
   }
 
   /** The parts of one record batch's message, the schema having been written before. */
-  batchParts(batch: RecordBatch): Uint8Array[] {
+  batchParts(batch: ApacheArrow.RecordBatch): Uint8Array[] {
     this.parts = [];
     this._recordBatchBlocks = []; // a file writer's footer would list them; a stream has none
     const schema = this._schema;
@@ -256,7 +254,7 @@ class StreamEncoder {
   readonly schemaMessage: Uint8Array;
   private readonly writer = new PartsWriter();
 
-  constructor(schema: Schema) {
+  constructor(schema: ApacheArrow.Schema) {
     // The writer writes the schema message when it is given the schema; its batches follow it.
     this.writer.reset(undefined, schema);
     this.schemaMessage = Buffer.concat(this.writer.parts);
@@ -264,7 +262,7 @@ class StreamEncoder {
   }
 
   /** A batch's message as parts to write in order; they view the batch's buffers, valid until those change. */
-  batchMessage(batch: RecordBatch): Uint8Array[] {
+  batchMessage(batch: ApacheArrow.RecordBatch): Uint8Array[] {
     return this.writer.batchParts(batch);
   }
 }
@@ -388,7 +386,7 @@ function positive(name: string, v: number): number {
 }
 
 /** A fingerprint from the content only (schema and shard checksums): reruns give the same one. */
-export function shardsFingerprint(schema: Schema, shards: readonly ShardInfo[]): string {
+export function shardsFingerprint(schema: ApacheArrow.Schema, shards: readonly ShardInfo[]): string {
   const h = createHash('sha256');
   h.update(JSON.stringify(shardFeatures()));
   h.update(String(schema.fields.length));
