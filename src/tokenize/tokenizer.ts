@@ -353,7 +353,10 @@ export async function tokenizerInfo(spec = 'qwen3'): Promise<TokenizerInfo> {
  */
 export async function resolveTokenizerBackend(spec: string, requested: TokenizerBackend): Promise<{ backend: ResolvedBackend; reason?: string }> {
   if (requested === 'hf') return { backend: 'hf' };
-  const prepared = preparedOnMain(spec, false);
+  // Prepared with its tables: the native and fast backends load them next, and a tokenizer neither
+  // is exact for gets none (prepareTokenizer builds them only when one is), so this costs nothing
+  // extra, where preparing without them meant reading, hashing and parsing the file twice.
+  const prepared = preparedOnMain(spec, true);
   if (requested === 'fast') return prepared.fastReason ? { backend: 'hf', reason: prepared.fastReason } : { backend: 'fast' };
   const nativeReason = prepared.nativeReason ?? checkNativePipeline(prepared.parts);
   if (!nativeReason) return { backend: 'native' };
