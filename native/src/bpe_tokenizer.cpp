@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <stdexcept>
 #include <type_traits>
@@ -340,9 +341,13 @@ void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encod
   size_t i = 0, segment = 0;
   bool keep = true;
   TokenStage stage(out);
+  // An ASCII text under kQwen: its pieces from the splitter's 64-byte blocks of start bits.
+  std::optional<AsciiPieceEnds> blocks;
+  if constexpr (std::is_same_v<C, uint8_t>)
+    if (splitter_.asciiBlocks()) blocks.emplace(splitter_, s, n);
   for (;;) {
     while (cut - done < kAhead && i < n) {
-      const size_t j = nextPiece(s, n, i, segment, keep);
+      const size_t j = blocks ? blocks->next() : nextPiece(s, n, i, segment, keep);
       if (keep) {
         Cut& c = ring[cut % kAhead];
         c.first = i;
