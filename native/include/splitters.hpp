@@ -79,6 +79,14 @@ class Splitter {
   // are next()'s, cut from bit masks of the block's classes with the pattern's rules as bit
   // operations, without a branch per piece (see splitters.cpp).
   uint64_t asciiBlock(const uint8_t* s, size_t n, size_t at, AsciiCarry& carry) const;
+  // Whether asciiBlock reads with AVX2; false makes it take SSE2 (for tests: the same starts on
+  // both). Returns the width in use before.
+  bool useAsciiAvx2(bool on) {
+    const bool before = asciiAvx2_;
+    asciiAvx2_ = on && avx2Supported();
+    return before;
+  }
+  static bool avx2Supported();
 
   // No bounds check: the table covers every code point (the constructor pads it to 0x110000).
   uint8_t classOf(uint32_t cp) const { return classes_[cp]; }
@@ -105,6 +113,8 @@ class Splitter {
   bool asciiVectorRuns_ = false;
   // qwenAscii applies: kQwen, the vector runs, and the table's ASCII numbers are [0-9].
   bool asciiQwen_ = false;
+  // asciiBlock reads its blocks with AVX2 (where the CPU has it: checked once), else SSE2.
+  bool asciiAvx2_ = false;
   // Per byte, what qwenAscii dispatches on (AsciiKind in splitters.cpp).
   uint8_t asciiKind_[256] = {};
 };

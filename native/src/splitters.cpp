@@ -9,6 +9,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace midpack {
 
@@ -91,6 +94,7 @@ Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> cla
 #ifdef __SSE2__
   asciiQwen_ = pattern_ == SplitPattern::kQwen && asciiVectorRuns_ && asciiDigits;
 #endif
+  asciiAvx2_ = avx2Supported();
   for (uint32_t c = 0; c < 0x80; c++) {
     const uint8_t k = classes_[c];
     asciiKind_[c] = (k & kLetter) ? kAsciiLetter : (k & kNumber) ? kAsciiNumber : c == ' ' ? kAsciiSpace : isNewline(c) ? kAsciiNewline : (k & kSpace) ? kAsciiBlank : c == '\'' ? kAsciiApostrophe : kAsciiOther;
@@ -192,6 +196,34 @@ BlockMasks blockMasks(const uint8_t* p) {
   return m;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MIDPACK_AVX2_MASKS 1
+// The bytes of v in [from, from + count) (every byte under 0x80: no wrap), with AVX2.
+__attribute__((target("avx2"))) inline __m256i within256(__m256i v, char from, char count) {
+  const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8(from));
+  return _mm256_and_si256(_mm256_cmpgt_epi8(d, _mm256_set1_epi8(-1)), _mm256_cmpgt_epi8(_mm256_set1_epi8(count), d));
+}
+
+__attribute__((target("avx2"))) inline uint64_t bits256(__m256i hit, int k) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hit))) << (32 * k); }
+
+// blockMasks with 32-byte vectors: the same masks, two loads a block (chosen at run time).
+__attribute__((target("avx2"))) BlockMasks blockMasksAvx2(const uint8_t* p) {
+  BlockMasks m;
+  for (int k = 0; k < 2; k++) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
+    const __m256i blank = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(' '));
+    const __m256i newline = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r')), _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')));
+    m.letter |= bits256(within256(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), 'a', 26), k);
+    m.digit |= bits256(within256(v, '0', 10), k);
+    m.space |= bits256(_mm256_or_si256(within256(v, '\t', 5), blank), k);
+    m.newline |= bits256(newline, k);
+    m.blank |= bits256(blank, k);
+    m.apostrophe |= bits256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\'')), k);
+  }
+  return m;
+}
+#endif
+
 // x's bits one position later, the bit before the block (bit 63 of `before`) first.
 inline uint64_t shifted(uint64_t x, uint64_t before, unsigned by = 1) { return (x << by) | (before >> (64 - by)); }
 
@@ -241,7 +273,11 @@ uint64_t Splitter::asciiBlock(const uint8_t* s, size_t n, size_t at, AsciiCarry&
     p = padded;
   }
   const uint64_t valid = left >= 64 ? ~uint64_t{0} : (uint64_t{1} << left) - 1;
+#ifdef MIDPACK_AVX2_MASKS
+  const BlockMasks m = asciiAvx2_ ? blockMasksAvx2(p) : blockMasks(p);
+#else
   const BlockMasks m = blockMasks(p);
+#endif
   const uint64_t letter = m.letter & valid, digit = m.digit & valid, space = m.space & valid;
   const uint64_t newline = m.newline & valid, blank = m.blank & valid;
   const uint64_t other = valid & ~(letter | digit | space), quiet = space & ~newline;
@@ -309,6 +345,14 @@ uint64_t Splitter::asciiDigitStarts(uint64_t digit, uint64_t qDigit, const Ascii
 #else
 uint64_t Splitter::asciiBlock(const uint8_t*, size_t, size_t, AsciiCarry&) const { return 0; }
 #endif
+
+bool Splitter::avx2Supported() {
+#ifdef MIDPACK_AVX2_MASKS
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
 
 template <typename C>
 size_t Splitter::run(const C* s, size_t n, size_t j, uint8_t bits) const {
