@@ -120,7 +120,8 @@ class Splitter {
 };
 
 // The piece ends of an ASCII text, in order, from its blocks' start masks (Splitter::asciiBlock):
-// one count of trailing zeros a piece.
+// one count of trailing zeros a piece. (The tests read the blocks through it; the tokenizer
+// reads the masks itself, a block of pieces at a time: BpeTokenizer::encodeAsciiBlocks.)
 class AsciiPieceEnds {
  public:
   AsciiPieceEnds(const Splitter& splitter, const uint8_t* s, size_t n) : splitter_(splitter), s_(s), n_(n) {
