@@ -123,6 +123,7 @@ class BpeTokenizer {
   // A piece of a wider text whose UTF-8 is longer than this is not read ahead (encodePieceAt).
   static constexpr size_t kSpillBytes = 64;
   void lookAhead(Cut& c);
+  void encodeAsciiBlocks(const uint8_t* s, size_t n, Encoding& out);
   template <typename C>
   void encodeCut(const C* s, const Cut& c, const uint32_t* units, TokenStage& stage);
   void refuseLongPiece(size_t n) const;

@@ -62,6 +62,32 @@ class Splitter {
     return qwenAscii(s, n, i);
   }
 
+  // The piece starts of an ASCII text under kQwen, 64 bytes a step (asciiBlock), apply: the
+  // table's ASCII classes are the ones the block's masks assume (as for nextAscii).
+  bool asciiBlocks() const { return asciiQwen_ && maxDigits_ < 64; }
+
+  // What a block's starts depend on in the blocks before it: their classes at its last
+  // positions, and contraction ends that fall past it. Zero before a text's first block.
+  struct AsciiCarry {
+    // blank: ' '; quiet: white space but a line break.
+    uint64_t letter = 0, digit = 0, newline = 0, other = 0, blank = 0, quiet = 0;
+    uint64_t otherStarts = 0, otherTail = 0, digitStarts = 0, contractionEnds = 0;
+    uint64_t nextContractionEnds = 0;
+  };
+  // The starts of next()'s pieces among the ASCII text's bytes [at, at + 64) (at a multiple of
+  // 64, blocks in order from 0; 16 readable bytes after s[n)): bit k is s[at + k]. The pieces
+  // are next()'s, cut from bit masks of the block's classes with the pattern's rules as bit
+  // operations, without a branch per piece (see splitters.cpp).
+  uint64_t asciiBlock(const uint8_t* s, size_t n, size_t at, AsciiCarry& carry) const;
+  // Whether asciiBlock reads with AVX2; false makes it take SSE2 (for tests: the same starts on
+  // both). Returns the width in use before.
+  bool useAsciiAvx2(bool on) {
+    const bool before = asciiAvx2_;
+    asciiAvx2_ = on && avx2Supported();
+    return before;
+  }
+  static bool avx2Supported();
+
   // No bounds check: the table covers every code point (the constructor pads it to 0x110000).
   uint8_t classOf(uint32_t cp) const { return classes_[cp]; }
 
@@ -69,6 +95,8 @@ class Splitter {
   template <typename C> size_t qwen(const C* s, size_t n, size_t i) const;
   size_t qwenAscii(const uint8_t* s, size_t n, size_t i) const;
   size_t asciiSpaces(const uint8_t* s, size_t n, size_t i) const;
+  uint64_t asciiContractionEnds(const uint8_t* s, size_t n, size_t at, uint64_t apostrophes, AsciiCarry& carry) const;
+  uint64_t asciiDigitStarts(uint64_t digit, uint64_t qDigit, const AsciiCarry& carry) const;
   template <typename C> size_t deepSeekSegment(const C* s, size_t n, size_t i) const;
   template <typename C> size_t deepSeekPiece(const C* s, size_t n, size_t i) const;
   template <typename C> size_t o200k(const C* s, size_t n, size_t i) const;
@@ -85,8 +113,38 @@ class Splitter {
   bool asciiVectorRuns_ = false;
   // qwenAscii applies: kQwen, the vector runs, and the table's ASCII numbers are [0-9].
   bool asciiQwen_ = false;
+  // asciiBlock reads its blocks with AVX2 (where the CPU has it: checked once), else SSE2.
+  bool asciiAvx2_ = false;
   // Per byte, what qwenAscii dispatches on (AsciiKind in splitters.cpp).
   uint8_t asciiKind_[256] = {};
+};
+
+// The piece ends of an ASCII text, in order, from its blocks' start masks (Splitter::asciiBlock):
+// one count of trailing zeros a piece. (The tests read the blocks through it; the tokenizer
+// reads the masks itself, a block of pieces at a time: BpeTokenizer::encodeAsciiBlocks.)
+class AsciiPieceEnds {
+ public:
+  AsciiPieceEnds(const Splitter& splitter, const uint8_t* s, size_t n) : splitter_(splitter), s_(s), n_(n) {
+    if (n_ > 0) starts_ = splitter_.asciiBlock(s_, n_, 0, carry_) & ~uint64_t{1};
+  }
+  // The end of the piece that starts where the last one ended (at 0 first); n after the last.
+  size_t next() {
+    while (!starts_) {
+      if (at_ + 64 >= n_) return n_;
+      at_ += 64;
+      starts_ = splitter_.asciiBlock(s_, n_, at_, carry_);
+    }
+    const size_t end = at_ + static_cast<size_t>(__builtin_ctzll(starts_));
+    starts_ &= starts_ - 1;
+    return end;
+  }
+
+ private:
+  const Splitter& splitter_;
+  const uint8_t* s_;
+  size_t n_, at_ = 0;
+  uint64_t starts_ = 0;
+  Splitter::AsciiCarry carry_;
 };
 
 }  // namespace midpack

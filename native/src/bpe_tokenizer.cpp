@@ -1,6 +1,7 @@
 #include "bpe_tokenizer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <functional>
@@ -95,6 +96,20 @@ inline void prefetch(const void* p) {
   (void)p;
 #endif
 }
+
+// Per piece length n (0..16): the bits of a piece's first n bytes in its two words, so hotOf
+// keeps them without a branch on the length (lengths under and over 8 alternate at random).
+struct WordMasks {
+  uint64_t low, high;
+};
+constexpr std::array<WordMasks, 17> kPieceWordMasks = [] {
+  std::array<WordMasks, 17> masks{};
+  for (size_t n = 0; n <= 16; n++) {
+    masks[n].low = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+    masks[n].high = n >= 16 ? ~uint64_t{0} : n <= 8 ? 0 : (uint64_t{1} << (8 * (n - 8))) - 1;
+  }
+  return masks;
+}();
 
 inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 
@@ -310,6 +325,23 @@ class BpeTokenizer::TokenStage {
     ends_[n_] = static_cast<int32_t>(end);
     n_++;
   }
+  // A hot entry's tokens over the piece [first, first + length) of an ASCII text: all
+  // kHotTokens slots written and `count` kept, so the token count costs no branch.
+  void pushHot(const HotPiece& hot, size_t first, size_t length) {
+    if (n_ + kHotTokens > kBlock) flush();
+    const int32_t b0 = static_cast<int32_t>(first), b1 = b0 + hot.bytes[0], b2 = b1 + hot.bytes[1];
+    const int32_t end = static_cast<int32_t>(first + length);
+    static_assert(kHotTokens == 3, "pushHot writes three tokens");
+    std::memcpy(ids_ + n_, hot.ids, sizeof(hot.ids));
+    starts_[n_] = b0;
+    starts_[n_ + 1] = b1;
+    starts_[n_ + 2] = b2;
+    ends_[n_] = b1;
+    ends_[n_ + 1] = b2;
+    ends_[n_ + 2] = end;
+    ends_[n_ + hot.count - 1] = end;  // (the last token's bytes are what the others leave)
+    n_ += hot.count;
+  }
   void flush() {
     out_.ids.insert(out_.ids.end(), ids_, ids_ + n_);
     out_.starts.insert(out_.starts.end(), starts_, starts_ + n_);
@@ -333,6 +365,8 @@ class BpeTokenizer::TokenStage {
 // turn by encodePieceAt.
 template <typename C>
 void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out) {
+  if constexpr (std::is_same_v<C, uint8_t>)
+    if (splitter_.asciiBlocks()) return encodeAsciiBlocks(s, n, out);
   constexpr size_t kAhead = 8;  // a power of two
   Cut ring[kAhead];
   char spill[std::is_same_v<C, uint8_t> ? 1 : kAhead][kSpillBytes + 16];
@@ -361,6 +395,53 @@ void BpeTokenizer::encodeText(const C* s, size_t n, const uint32_t* units, Encod
       stage.flush();
       encodePieceAt(s, c.first, c.last, units, out);
     }
+  }
+  stage.flush();
+}
+
+// encodeText for an ASCII text whose pieces the splitter cuts 64 bytes a step: the pieces that
+// end in a block are cut at once (their hot entries prefetched), and looked up while the next
+// block's are cut, so a whole block's lookups overlap with no ring to keep per piece.
+void BpeTokenizer::encodeAsciiBlocks(const uint8_t* s, size_t n, Encoding& out) {
+  Cut batch[2][65];  // a block's pieces: one per start bit, and the text's last
+  size_t counts[2] = {0, 0};
+  Splitter::AsciiCarry carry;
+  TokenStage stage(out);
+  size_t first = 0;  // the start of the piece not yet cut
+  for (size_t at = 0, k = 0;; at += 64, k ^= 1) {
+    size_t m = 0;
+    if (at < n) {
+      uint64_t starts = splitter_.asciiBlock(s, n, at, carry) & (at == 0 ? ~uint64_t{1} : ~uint64_t{0});
+      const bool last = at + 64 >= n;
+      for (; starts || (last && first < n); starts &= starts - 1) {
+        const size_t end = starts ? at + static_cast<size_t>(__builtin_ctzll(starts)) : n;
+        Cut& c = batch[k][m++];
+        c.first = first;
+        c.last = end;
+        c.bytes = reinterpret_cast<const char*>(s + first);
+        c.length = end - first;
+        c.ascii = true;
+        if (c.length <= kHotMaxBytes) {  // (lookAhead's common case, inline)
+          c.hot = hotOf(c.bytes, c.length, c.low, c.high);
+          prefetch(c.hot);
+        } else {
+          lookAhead(c);
+        }
+        first = end;
+        if (!starts) break;
+      }
+    }
+    for (size_t q = 0; q < counts[k ^ 1]; q++) {
+      const Cut& c = batch[k ^ 1][q];
+      const HotPiece* hot = c.hot;
+      // (One test of the three words, not three branches: hits and misses come in no order.)
+      if (hot && ((hot->low ^ c.low) | (hot->high ^ c.high) | (hot->length ^ c.length)) == 0)
+        stage.pushHot(*hot, c.first, c.length);
+      else
+        encodeCut(s, c, nullptr, stage);
+    }
+    counts[k] = m;
+    if (at >= n) break;
   }
   stage.flush();
 }
@@ -503,15 +584,11 @@ void BpeTokenizer::keepHot(HotPiece* hot, size_t n, uint64_t low, uint64_t high,
 
 // The hot entry of a piece of at most 16 bytes, and its bytes as two words (zero past n). The
 // piece's buffer has 16 readable bytes from its start (the scratch buffers' padding).
-BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high) {
+inline BpeTokenizer::HotPiece* BpeTokenizer::hotOf(const char* bytes, size_t n, uint64_t& low, uint64_t& high) {
   std::memcpy(&low, bytes, 8);
   std::memcpy(&high, bytes + 8, 8);
-  if (n < 8) {
-    low &= (uint64_t{1} << (8 * n)) - 1;
-    high = 0;
-  } else if (n < 16) {
-    high &= (uint64_t{1} << (8 * (n - 8))) - 1;
-  }
+  low &= kPieceWordMasks[n].low;
+  high &= kPieceWordMasks[n].high;
   const uint64_t h = (low ^ (high * 0xC2B2AE3D27D4EB4Full) ^ n) * 0x9E3779B97F4A7C15ull;
   return &hot_[h >> (64 - kHotBits)];
 }

@@ -1,12 +1,16 @@
 #include "splitters.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #endif
 
 namespace midpack {
@@ -90,6 +94,7 @@ Splitter::Splitter(SplitPattern pattern, int maxDigits, std::vector<uint8_t> cla
 #ifdef __SSE2__
   asciiQwen_ = pattern_ == SplitPattern::kQwen && asciiVectorRuns_ && asciiDigits;
 #endif
+  asciiAvx2_ = avx2Supported();
   for (uint32_t c = 0; c < 0x80; c++) {
     const uint8_t k = classes_[c];
     asciiKind_[c] = (k & kLetter) ? kAsciiLetter : (k & kNumber) ? kAsciiNumber : c == ' ' ? kAsciiSpace : isNewline(c) ? kAsciiNewline : (k & kSpace) ? kAsciiBlank : c == '\'' ? kAsciiApostrophe : kAsciiOther;
@@ -164,10 +169,190 @@ size_t Splitter::asciiSpaces(const uint8_t* s, size_t n, size_t i) const {
   if (j == n || j - i == 1) return j;
   return j - 1;
 }
+// Per class, one bit per byte of a 64-byte ASCII block (bit k for byte k).
+struct BlockMasks {
+  uint64_t letter = 0, digit = 0, space = 0, newline = 0, blank = 0, apostrophe = 0;
+};
+
+// The classes of the 64 bytes at p (every byte under 0x80: the signed compares do not wrap).
+BlockMasks blockMasks(const uint8_t* p) {
+  BlockMasks m;
+  for (int k = 0; k < 4; k++) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto bits = [k](__m128i hit) { return static_cast<uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit))) << (16 * k); };
+    auto within = [](__m128i x, char from, char count) {
+      const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8(from));
+      return _mm_and_si128(_mm_cmpgt_epi8(d, _mm_set1_epi8(-1)), _mm_cmplt_epi8(d, _mm_set1_epi8(count)));
+    };
+    const __m128i blank = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+    const __m128i newline = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    m.letter |= bits(within(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26));
+    m.digit |= bits(within(v, '0', 10));
+    m.space |= bits(_mm_or_si128(within(v, '\t', 5), blank));
+    m.newline |= bits(newline);
+    m.blank |= bits(blank);
+    m.apostrophe |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')));
+  }
+  return m;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MIDPACK_AVX2_MASKS 1
+// The bytes of v in [from, from + count) (every byte under 0x80: no wrap), with AVX2.
+__attribute__((target("avx2"))) inline __m256i within256(__m256i v, char from, char count) {
+  const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8(from));
+  return _mm256_and_si256(_mm256_cmpgt_epi8(d, _mm256_set1_epi8(-1)), _mm256_cmpgt_epi8(_mm256_set1_epi8(count), d));
+}
+
+__attribute__((target("avx2"))) inline uint64_t bits256(__m256i hit, int k) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hit))) << (32 * k); }
+
+// blockMasks with 32-byte vectors: the same masks, two loads a block (chosen at run time).
+__attribute__((target("avx2"))) BlockMasks blockMasksAvx2(const uint8_t* p) {
+  BlockMasks m;
+  for (int k = 0; k < 2; k++) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
+    const __m256i blank = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(' '));
+    const __m256i newline = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r')), _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')));
+    m.letter |= bits256(within256(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), 'a', 26), k);
+    m.digit |= bits256(within256(v, '0', 10), k);
+    m.space |= bits256(_mm256_or_si256(within256(v, '\t', 5), blank), k);
+    m.newline |= bits256(newline, k);
+    m.blank |= bits256(blank, k);
+    m.apostrophe |= bits256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\'')), k);
+  }
+  return m;
+}
+#endif
+
+// x's bits one position later, the bit before the block (bit 63 of `before`) first.
+inline uint64_t shifted(uint64_t x, uint64_t before, unsigned by = 1) { return (x << by) | (before >> (64 - by)); }
+
+// The positions of `run` (one class) from which a run of it reaches a bit of `seeds` at or after
+// them: seeds spread towards lower bits through the run, doubling the distance each step.
+inline uint64_t reachBack(uint64_t seeds, uint64_t run) {
+  for (unsigned by = 1; by < 64; by *= 2) {
+    seeds |= run & (seeds >> by);
+    run &= run >> by;
+  }
+  return seeds;
+}
+
+// Whether the white space from s[at] (at < n) holds a line break before its first other byte.
+inline bool breakAhead(const uint8_t* s, size_t n, size_t at) {
+  for (; at < n && asciiSpace(s[at]); at++)
+    if (isNewline(s[at])) return true;
+  return false;
+}
+
 #else
 size_t Splitter::qwenAscii(const uint8_t* s, size_t n, size_t i) const { return qwen(s, n, i); }
 size_t Splitter::asciiSpaces(const uint8_t* s, size_t n, size_t i) const { return whitespace(s, n, i); }
 #endif
+
+#ifdef __SSE2__
+// The piece starts among s[at, at + 64), as next() cuts an ASCII text under kQwen. Which
+// alternative a piece takes, and so where the next one starts, depends on a byte's class and the
+// classes around it; for a start at byte p (q = p - 1):
+//   - a letter: q is a number, a line break or a contraction's end, or q is another byte that
+//     is no piece's start (not taken as the letters' leading character: an "other" run's last);
+//   - a number: q is no number, or p is K digits after the start of q's group;
+//   - another byte: q is neither another byte (same run) nor a space (the space leads it);
+//   - a line break: q is a letter or a number (after another byte it ends its run; after white
+//     space the run goes on to its last line break);
+//   - a blank (white space but a line break): q is a letter, a number or another byte; or q is a
+//     line break and either no line break follows in this run of white space, or q ends the
+//     line breaks that end an "other" run; or q is a blank and p is the run's last byte before
+//     a byte of the text that is no white space (\s+(?!\S) gave p back).
+// Contractions: an apostrophe that starts a piece and matches one (contraction()) ends it.
+uint64_t Splitter::asciiBlock(const uint8_t* s, size_t n, size_t at, AsciiCarry& c) const {
+  const size_t left = n - at;
+  uint8_t padded[64] = {};
+  const uint8_t* p = s + at;
+  if (left + 16 < 64) {  // the block reads past the 16 readable bytes: copy the rest of the text
+    std::memcpy(padded, p, left);
+    p = padded;
+  }
+  const uint64_t valid = left >= 64 ? ~uint64_t{0} : (uint64_t{1} << left) - 1;
+#ifdef MIDPACK_AVX2_MASKS
+  const BlockMasks m = asciiAvx2_ ? blockMasksAvx2(p) : blockMasks(p);
+#else
+  const BlockMasks m = blockMasks(p);
+#endif
+  const uint64_t letter = m.letter & valid, digit = m.digit & valid, space = m.space & valid;
+  const uint64_t newline = m.newline & valid, blank = m.blank & valid;
+  const uint64_t other = valid & ~(letter | digit | space), quiet = space & ~newline;
+  const bool nextSpace = at + 64 < n && asciiSpace(s[at + 64]);
+  const bool nextOther = at + 64 < n && !nextSpace;
+  // White space from which a line break lies ahead within its run.
+  const uint64_t breakSeeds = newline | ((space >> 63) && nextSpace && breakAhead(s, n, at + 64) ? uint64_t{1} << 63 : 0);
+  const uint64_t breakAheadMask = reachBack(breakSeeds, space);
+  const uint64_t beforeOther = ((valid & ~space) >> 1) | (nextOther ? uint64_t{1} << 63 : 0);
+  const uint64_t qLetter = shifted(letter, c.letter), qDigit = shifted(digit, c.digit), qNewline = shifted(newline, c.newline);
+  const uint64_t qOther = shifted(other, c.other), qBlank = shifted(blank, c.blank), qQuiet = shifted(quiet, c.quiet);
+  const uint64_t otherStarts = other & ~(qOther | qBlank);
+  // The line breaks right after an "other" run are its own: a seed at each such run of breaks'
+  // first byte, carried through the run by an addition.
+  const uint64_t tailSeeds = newline & (qOther | shifted(0, c.otherTail));
+  const uint64_t otherTail = ((newline + tailSeeds) ^ newline) & newline;
+  const uint64_t contractionEnds = asciiContractionEnds(s, n, at, otherStarts & m.apostrophe, c);
+  const uint64_t digitStarts = asciiDigitStarts(digit, qDigit, c);
+  uint64_t starts = (at == 0 ? 1 : 0) | otherStarts | digitStarts | (newline & (qLetter | qDigit));
+  starts |= letter & (qDigit | qNewline | shifted(contractionEnds, c.contractionEnds) | (qOther & ~shifted(otherStarts, c.otherStarts)));
+  starts |= quiet & (qLetter | qDigit | qOther | (qNewline & (~breakAheadMask | shifted(otherTail, c.otherTail))) | (qQuiet & beforeOther));
+  c.letter = letter;
+  c.digit = digit;
+  c.newline = newline;
+  c.other = other;
+  c.blank = blank;
+  c.quiet = quiet;
+  c.otherStarts = otherStarts;
+  c.otherTail = otherTail;
+  c.digitStarts = digitStarts;
+  c.contractionEnds = contractionEnds;
+  return starts & valid;
+}
+
+// The last bytes of the contractions that the apostrophes at `apostrophes` (piece starts) begin,
+// in this block; those that fall in the next block are kept for it in the carry.
+uint64_t Splitter::asciiContractionEnds(const uint8_t* s, size_t n, size_t at, uint64_t apostrophes, AsciiCarry& c) const {
+  uint64_t ends = c.nextContractionEnds;
+  c.nextContractionEnds = 0;
+  for (; apostrophes; apostrophes &= apostrophes - 1) {
+    const size_t q = at + static_cast<size_t>(__builtin_ctzll(apostrophes));
+    if (const size_t k = contraction(s, n, q)) {
+      const size_t last = q + k - 1 - at;
+      if (last < 64) ends |= uint64_t{1} << last;
+      else c.nextContractionEnds |= uint64_t{1} << (last - 64);
+    }
+  }
+  return ends;
+}
+
+// \p{N}{1,K}: a digit starts a piece after a non-digit, and K digits after a start in the same run.
+uint64_t Splitter::asciiDigitStarts(uint64_t digit, uint64_t qDigit, const AsciiCarry& c) const {
+  if (maxDigits_ == 1) return digit;
+  const unsigned k = static_cast<unsigned>(maxDigits_);
+  // Digits whose K bytes before them are digits too (same run).
+  uint64_t inRun = digit;
+  for (unsigned by = 1; by <= k; by++) inRun &= shifted(digit, c.digit, by);
+  uint64_t starts = digit & ~qDigit;
+  for (;;) {
+    const uint64_t more = starts | (shifted(starts, c.digitStarts, k) & inRun);
+    if (more == starts) return starts;
+    starts = more;
+  }
+}
+#else
+uint64_t Splitter::asciiBlock(const uint8_t*, size_t, size_t, AsciiCarry&) const { return 0; }
+#endif
+
+bool Splitter::avx2Supported() {
+#ifdef MIDPACK_AVX2_MASKS
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
 
 template <typename C>
 size_t Splitter::run(const C* s, size_t n, size_t j, uint8_t bits) const {

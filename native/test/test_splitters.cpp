@@ -106,8 +106,9 @@ void testSplitters() {
   CHECK(threw, "an unknown pattern is refused");
 }
 
-// The ASCII path (nextAscii: qwenAscii's dispatch and 16-byte runs) cuts the pieces the general
-// one (next on the same text's UTF-16 units) cuts, on random ASCII texts built from runs of every
+// The ASCII paths (nextAscii: qwenAscii's dispatch and 16-byte runs; AsciiPieceEnds: the start
+// masks of 64-byte blocks, read with AVX2 and with SSE2) cut the pieces the general one (next on the same text's UTF-16 units)
+// cuts, on random ASCII texts built from runs of every
 // kind it dispatches on (letters, digits, spaces, other blanks, line breaks, apostrophes and
 // contractions, punctuation, control characters), short and over 16 bytes, for K = 1 and 3.
 void testAsciiPath(unsigned seed) {
@@ -115,6 +116,9 @@ void testAsciiPath(unsigned seed) {
   std::mt19937 rng(seed);
   for (int maxDigits : {1, 3}) {
     Splitter splitter(SplitPattern::kQwen, maxDigits, classes());
+    // The blocks read with SSE2 as well as AVX2 (where the CPU has it): the same pieces.
+    Splitter sse2 = splitter;
+    sse2.useAsciiAvx2(false);
     for (int it = 0; it < 3000; it++) {
       std::string text;
       for (size_t k = 0, len = 1 + rng() % 40; k < len; k++) {
@@ -128,13 +132,19 @@ void testAsciiPath(unsigned seed) {
       const std::u16string units(text.begin(), text.end());
       size_t narrowSegment = 0, wideSegment = 0;
       bool narrowKeep = true, wideKeep = true;
+      CHECK(splitter.asciiBlocks(), "the 64-byte blocks apply to this table");
+      AsciiPieceEnds blocks(splitter, bytes.data(), text.size()), sse2Blocks(sse2, bytes.data(), text.size());
       for (size_t i = 0; i < text.size();) {
         const size_t narrow = splitter.nextAscii(bytes.data(), text.size(), i, narrowSegment, narrowKeep);
         const size_t wide = splitter.next(units.data(), units.size(), i, wideSegment, wideKeep);
+        const size_t block = blocks.next();
+        CHECK(sse2Blocks.next() == block, "the SSE2 blocks' piece at %zu ends where the AVX2 blocks' does (K %d, case %d)", i, maxDigits, it);
         CHECK(narrow == wide && narrowKeep == wideKeep, "the ASCII path's piece at %zu ends at %zu, the general one's at %zu (K %d, case %d)", i, narrow, wide, maxDigits, it);
-        if (narrow != wide) break;
+        CHECK(block == wide, "the 64-byte blocks' piece at %zu ends at %zu, the general one's at %zu (K %d, case %d: %s)", i, block, wide, maxDigits, it, text.c_str());
+        if (narrow != wide || block != wide) break;
         i = wide;
       }
+      CHECK(blocks.next() == text.size(), "the 64-byte blocks have no piece after the text (case %d)", it);
     }
   }
 }
