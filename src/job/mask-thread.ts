@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { limitAllocatorArenas } from '../core/allocator.js';
 import type { Span } from '../doc/document.js';
 import type { LedgerJson } from '../core/ledger.js';
 import type { MaskOptions } from '../stages/mask/options.js';
@@ -39,6 +40,7 @@ export class MaskThread implements AsyncIterable<DocSpans> {
   private wake: (() => void) | undefined;
 
   constructor(setup: MaskThreadSetup) {
+    limitAllocatorArenas();
     this.worker = new Worker(WORKER_URL, { workerData: setup });
     this.worker.on('message', (m: MaskThreadMessage) => {
       if (m.type === 'batch') this.batches.push(m);

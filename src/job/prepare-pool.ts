@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { limitAllocatorArenas } from '../core/allocator.js';
 import { FileTail } from '../io/file-tail.js';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -141,6 +142,12 @@ class TaskPlan {
 
 const WORKER_URL = new URL('./prepare-worker.js', import.meta.url);
 
+/** A prepare worker, started after the allocator is limited (limitAllocatorArenas). */
+function newPrepareWorker(): Worker {
+  limitAllocatorArenas();
+  return new Worker(WORKER_URL);
+}
+
 /**
  * Prepare workers started before the run knows its setup and tasks (before it claims its output
  * and, for a bucket, loads the SDK and takes the prefix's lock), so their modules load meanwhile.
@@ -152,7 +159,7 @@ export class WarmPrepareWorkers {
 
   constructor(n: number) {
     this.idle = Array.from({ length: n }, () => {
-      const w = new Worker(WORKER_URL);
+      const w = newPrepareWorker();
       // One that fails before it is taken is not taken: a new one takes its place and says why.
       w.on('error', () => {});
       w.once('exit', () => this.gone.add(w));
@@ -163,7 +170,7 @@ export class WarmPrepareWorkers {
   /** A started worker, or a new one when none is left. */
   take(): Worker {
     for (let w = this.idle.shift(); w; w = this.idle.shift()) if (!this.gone.has(w)) return w;
-    return new Worker(WORKER_URL);
+    return newPrepareWorker();
   }
 
   /** Stops the workers no run took. */
@@ -207,7 +214,7 @@ export async function* preparedInWorkers(
       // A worker reading a bucket has the main thread make its requests: it loads no SDK of its own.
       const relay = remote.entries.length ? objectRelay() : undefined;
       const setup: PrepareSetup = { cfg, rank, runDir, threads: running, remote, ...(relay ? { relay } : {}) };
-      const w = warm ? warm.take() : new Worker(WORKER_URL);
+      const w = warm ? warm.take() : newPrepareWorker();
       w.postMessage({ setup }, relay ? [relay] : []);
       threads.push(w);
       let k = -1;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { limitAllocatorArenas } from '../core/allocator.js';
 import { availableParallelism } from 'node:os';
 import type { TokenizeRequest, TokenizeResult } from './encode.js';
 import { splitBatch, type EncodedBatch } from './batch.js';
@@ -95,6 +96,7 @@ export class TokenizePool {
     // The native and fast backends' workers are handed the tokenizer this thread prepares
     // (handOver), while they start.
     const handed = backend !== 'hf';
+    limitAllocatorArenas();
     for (let i = 0; i < this.size; i++) {
       // A worker's heap is bounded (vocabulary maps, word memo, one batch): memory is set by configuration.
       const w = new Worker(url, { workerData: { tokenizer, backend, handed, cachePieces: opts.cachePieces }, resourceLimits: { maxOldGenerationSizeMb: opts.workerHeapMb ?? 1024 } });
