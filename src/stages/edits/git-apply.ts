@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { gitDiff, type FileChange } from './git-diff.js';
 import { writeGitIndex, type IndexEntry } from './git-index.js';
 
@@ -63,7 +63,9 @@ function blobHashBytes(items: readonly ApplyCheckItem[]): number {
 export async function gitApplyCheck(items: readonly ApplyCheckItem[], workDir = tmpdir()): Promise<(string | null)[]> {
   if (items.length === 0) return [];
   mkdirSync(workDir, { recursive: true });
-  const root = mkdtempSync(join(workDir, 'midpack-git-apply-'));
+  // Absolute: git runs in another folder (its cwd, then -C the repository), where a relative
+  // GIT_INDEX_FILE or repository path would name another place than the one written here.
+  const root = mkdtempSync(join(resolve(workDir), 'midpack-git-apply-'));
   try {
     const keys = items.map(blobRepo);
     // An item that only adds files needs no before-file: it joins any group.
@@ -102,7 +104,7 @@ async function checkGroup(items: readonly ApplyCheckItem[], repo: string | undef
   });
   // The ceiling keeps git from taking a repository above the temporary folder for its own.
   const place: Place = repo
-    ? { cwd: dir, env: { ...process.env, GIT_INDEX_FILE: join(dir, 'index') }, args: ['-C', repo] }
+    ? { cwd: dir, env: { ...process.env, GIT_INDEX_FILE: join(dir, 'index') }, args: ['-C', resolve(repo)] }
     : { cwd: dir, env: { ...process.env, GIT_CEILING_DIRECTORIES: dirname(dir) }, args: [] };
   if (repo) writeGitIndex(place.env.GIT_INDEX_FILE!, entries, blobHashBytes(items));
   const all = await runGitApply(place, patches.join(''));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { repoRoot, sharedDir } from '../../helpers/paths.js';
 import { slow } from '../../helpers/tiers.js';
 import { DiffTreeStream, splitPatch } from '../../../src/stages/edits/git-patches.js';
@@ -215,6 +215,9 @@ test('git apply --check against a temporary index of the repository: accepted an
     assert.equal(verdicts[0], null);
     assert.match(verdicts[1]!, /patch failed|does not apply/);
     assert.equal(verdicts[2], null);
+    // A run's work folder as a config names it, relative to the process's folder (the demo's `out: ../out/demo`).
+    const near = await gitApplyCheck([{ changes: [good] }, { changes: [bad] }], relative(process.cwd(), root));
+    assert.deepEqual(near.map((v) => v === null), [true, false]);
     assert.ok(!('error' in applyGitDiff(new Map([[good.oldPath!, before]]), gitDiff([good]))));
   } finally {
     rmSync(root, { recursive: true, force: true });
