@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 #include <stdexcept>
 #include <string>
@@ -71,6 +72,13 @@ class CoreBuild : public Napi::AsyncWorker {
   std::shared_ptr<midpack::SharedCores::Entry> entry_;
   midpack::BpeConfig config_;
 };
+
+// An optional Uint32Array of special spans, [start, end) pairs: its data and pair count.
+static std::pair<const uint32_t*, size_t> specialPairs(const Napi::Value& value) {
+  if (value.IsUndefined()) return {nullptr, 0};
+  auto a = value.As<Napi::Uint32Array>();
+  return {a.Data(), a.ElementLength() / 2};
+}
 
 // A core is some hundred thousand small allocations: freed (the shared one, once every thread has
 // its copy), they stay in malloc's arenas as resident pages, tens of MB a thread, unless handed
@@ -561,13 +569,7 @@ Napi::Value LineSegments(const Napi::CallbackInfo& info) {
   napi_get_value_string_utf16(env, info[0], nullptr, 0, &length);
   text.resize(length + 1);
   napi_get_value_string_utf16(env, info[0], text.data(), text.size(), &length);
-  const uint32_t* specials = nullptr;
-  size_t pairs = 0;
-  if (!info[1].IsUndefined()) {
-    auto a = info[1].As<Napi::Uint32Array>();
-    specials = a.Data();
-    pairs = a.ElementLength() / 2;
-  }
+  const auto [specials, pairs] = specialPairs(info[1]);
   segmenter.segment(reinterpret_cast<const uint16_t*>(text.data()), length, specials, pairs, info[2].As<Napi::Number>().Uint32Value(), info[3].As<Napi::Boolean>().Value(), out);
   return copyOut(env, out);
 }
@@ -704,13 +706,7 @@ Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
     if (c <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF) i++;
     else wellFormed = false;
   }
-  const uint32_t* specials = nullptr;
-  size_t pairs = 0;
-  if (!info[3].IsUndefined()) {
-    auto a = info[3].As<Napi::Uint32Array>();
-    specials = a.Data();
-    pairs = a.ElementLength() / 2;
-  }
+  const auto [specials, pairs] = specialPairs(info[3]);
   segmenter.segment(text.data(), text.size(), specials, pairs, info[4].As<Napi::Number>().Uint32Value(), false, out);
   auto result = info[5].As<Napi::Float64Array>();
   result[0] = double(text.size());
