@@ -61,8 +61,15 @@ export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
   granularity: 'commit',
 };
 
-/** Commits a piece of a history holds by default (editsPieces): a few seconds of work, so a long history spreads over a run's workers. */
-export const PIECE_COMMITS = 100;
+/**
+ * Commits a piece of a history holds at most by default (editsPieces): several seconds of work,
+ * so a long history spreads over a run's workers, while one of a few hundred commits stays on
+ * one thread. Each thread a history's pieces run on starts cold (it loads the tokenizer, indexes
+ * the tree for BM25, counts the touched fixtures' tokens, starts its git processes): at 100, the
+ * shared go-readability bundle (187 commits) took two threads and 3.7-4.0 s of the history
+ * stage's CPU in bench:run --history-heavy, against 1.9-2.4 s on one.
+ */
+export const PIECE_COMMITS = 250;
 
 const ZERO = /^0+$/;
 
