@@ -102,9 +102,9 @@ export class ContextBuilder {
   /**
    * This thread's share of the run's cache budget: blobs' term counts (`t`), paths' term counts
    * (`p`: a path recurs in every commit's tree, its terms need not be split again), files' token
-   * counts per counter (`k`), retrieved and related files' texts (`x`), and TreeFiles' trees and sizes.
+   * counts per counter (`k`), retrieved and related files' texts (`x`), changed files' texts (`b`, readTexts), and TreeFiles' trees and sizes.
    */
-  private readonly cache: ContentCache;
+  readonly cache: ContentCache;
   private readonly trees = new WeakMap<CatFile, TreeFiles>();
   /** What `warm` found for the trees read ahead, for their `build`: its files less the touched ones, their term counts. */
   private readonly warmed = new Map<string, { touched: string; entries: TreeEntry[]; terms?: TermsOf }>();

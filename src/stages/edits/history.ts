@@ -9,6 +9,7 @@ import { DiffTreeStream, patchKey, type RawEntry } from './git-patches.js';
 import type { FileChange } from './git-diff.js';
 import { isSafeRelativePath } from './git-apply.js';
 import { readTexts } from './blob-texts.js';
+import type { ContentCache } from './content-cache.js';
 
 /**
  * Where edit samples come from: the commits of a git repository, or rows with `before`,
@@ -61,8 +62,15 @@ export const DEFAULT_HISTORY_OPTIONS: HistoryOptions = {
   granularity: 'commit',
 };
 
-/** Commits a piece of a history holds by default (editsPieces): a few seconds of work, so a long history spreads over a run's workers. */
-export const PIECE_COMMITS = 100;
+/**
+ * Commits a piece of a history holds at most by default (editsPieces): several seconds of work,
+ * so a long history spreads over a run's workers, while one of a few hundred commits stays on
+ * one thread. Each thread a history's pieces run on starts cold (it loads the tokenizer, indexes
+ * the tree for BM25, counts the touched fixtures' tokens, starts its git processes): at 100, the
+ * shared go-readability bundle (187 commits) took two threads and 3.7-4.0 s of the history
+ * stage's CPU in bench:run --history-heavy, against 1.9-2.4 s on one.
+ */
+export const PIECE_COMMITS = 250;
 
 const ZERO = /^0+$/;
 
@@ -96,6 +104,8 @@ interface RepoGit {
   dir: string;
   cat: CatFile;
   patches: DiffTreeStream;
+  /** The context builder's cache, which also keeps the changed files' texts (readTexts). */
+  texts: ContentCache;
 }
 
 /** A commit of at most `maxFiles` changed files is made into samples; the others are dropped, unwritten by git. */
@@ -121,7 +131,7 @@ async function commitChanges(g: RepoGit, commit: string, label: string, opts: Hi
   const changes: FileChange[] = [];
   let bytes = 0;
   const special = (e: RawEntry) => [e.oldMode, e.newMode].some((m) => m === '120000' || m === '160000');
-  const texts = await readTexts(g.cat, raw.filter((e) => !special(e)).flatMap((e) => [e.oldSha, e.newSha].filter((s) => !ZERO.test(s))), opts.maxFileBytes);
+  const texts = await readTexts(g.cat, raw.filter((e) => !special(e)).flatMap((e) => [e.oldSha, e.newSha].filter((s) => !ZERO.test(s))), opts.maxFileBytes, g.texts);
   for (const e of raw) {
     const name = `${label}: ${e.newPath}`;
     if ([e.oldMode, e.newMode].includes('120000')) files.drop('symlink', name);
@@ -159,7 +169,7 @@ export async function* historyUnits(dir: string, opts: HistoryOptions, seed: num
   const repo = opts.repoName ?? basename(resolve(dir));
   const cat = new CatFile(dir);
   // A commit over the file limit is dropped whatever its patch: git is not asked to write it.
-  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts), (raw) => withinFileLimit(raw.length, opts)) };
+  const g: RepoGit = { dir, cat, patches: new DiffTreeStream(dir, patchCap(opts), (raw) => withinFileLimit(raw.length, opts)), texts: context.cache };
   const ahead: CommitAhead[] = [];
   let reads: Promise<unknown> = Promise.resolve();
   const turn = async (a: CommitAhead): Promise<EditUnit> => {

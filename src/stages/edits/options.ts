@@ -42,7 +42,7 @@ export const EDITS_OPTIONS = {
     type: 'int',
     min: 1,
     default: PIECE_COMMITS,
-    help: 'midpack run: a history of more commits is prepared in pieces of this many, spread over the workers (the same samples in the same order)',
+    help: 'midpack run: a history of more commits is prepared in pieces of at most this many (of even sizes), spread over the workers (the same samples in the same order)',
   },
   contextCacheMb: {
     type: 'int',

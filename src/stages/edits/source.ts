@@ -56,7 +56,7 @@ async function contextBuilder(options: EditsOptions): Promise<ContextBuilder> {
 /**
  * A part of an edits source prepared on its own (a run prepares the pieces of a source in
  * several workers, and reads them back in order): one input, and for a git history with more
- * than `pieceCommits` commits, a run of that many of its commits in rev-list's order. Each commit's samples
+ * than `pieceCommits` commits, a run of at most that many of its commits in rev-list's order (pieceSize). Each commit's samples
  * depend only on the commit (its seeded choices are drawn per commit), so the pieces' documents
  * in order are the source's documents.
  */
@@ -88,13 +88,23 @@ export async function editsPieces(inputs: string[], options: EditsOptions, ctx: 
     }
     const lines = await revListLines(dir, options.history.rev);
     const n = Math.min(options.history.maxCommits, lines.length);
-    const size = options.pieceCommits;
+    const size = pieceSize(n, options.pieceCommits);
     for (let from = 0; from < Math.max(n, 1); from += size) {
       const to = Math.min(n, from + size);
       pieces.push({ input, ...(n > size ? { commits: [from, to] as [number, number] } : {}), revList: lines.slice(from, to) });
     }
   }
   return pieces;
+}
+
+/**
+ * Commits per piece of a history of `n`: the fewest pieces of at most `most`, of even sizes. A
+ * short last piece would cost a thread's start (its tokenizer, its caches filled from a cold
+ * tree, its git processes) for a few commits.
+ */
+export function pieceSize(n: number, most: number): number {
+  const pieces = Math.max(1, Math.ceil(n / most));
+  return Math.max(1, Math.ceil(n / pieces));
 }
 
 /** A history's commits oldest first with their parents (the lines a walk reads: historyUnits). */
