@@ -7,14 +7,23 @@ import { FileTail } from '../../src/io/file-tail.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot } from '../helpers/paths.js';
 
+/** Runs `body` with a scratch folder, removed after. */
+async function inScratch(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'midpack-tail-'));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * A file written in pieces while it is read, as a prepare worker writes a part: records of every
  * size (real source text) taken across read chunks, with a new buffer per chunk and with one
  * reused buffer (`reuse`: each record used before the next take), the same bytes either way.
  */
-test('FileTail gives a growing file\'s records as written, across chunks, with fresh or reused buffers', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'midpack-tail-'));
-  try {
+test('FileTail gives a growing file\'s records as written, across chunks, with fresh or reused buffers', () =>
+  inScratch(async (dir) => {
     const source = readFileSync(join(repoRoot, 'src', 'io', 'file-tail.ts'));
     for (const reuse of [false, true]) {
       for (let seed = 0; seed < 6; seed++) {
@@ -44,14 +53,10 @@ test('FileTail gives a growing file\'s records as written, across chunks, with f
         assert.deepEqual(got, records.map((r) => r.toString('latin1')), `reuse ${reuse}, seed ${seed}`);
       }
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('FileTail: a file that ends inside a record is an error, with a reused buffer too', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'midpack-tail-'));
-  try {
+test('FileTail: a file that ends inside a record is an error, with a reused buffer too', () =>
+  inScratch(async (dir) => {
     const path = join(dir, 'short');
     writeFileSync(path, 'abcdef');
     const tail = new FileTail(path, { reuse: true, readBytes: 4 });
@@ -59,7 +64,4 @@ test('FileTail: a file that ends inside a record is an error, with a reused buff
     assert.equal((await tail.take(3)).toString(), 'abc');
     await assert.rejects(tail.take(5), /ends at byte 6, inside a record/);
     tail.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
