@@ -8,6 +8,18 @@ import { closeSync, openSync, readSync } from 'node:fs';
  */
 const READ_BYTES = 4 << 20;
 
+export interface FileTailOptions {
+  /**
+   * The bytes take() gives are used before the next take(): the file is read into one buffer,
+   * used again, not into new memory for every chunk. Memory touched for the first time is slow on
+   * some VMs (a page fault a page, and an munmap when a chunk is let go): a prepare part's index,
+   * about as large as its documents with masking, was most of the main thread's reads.
+   */
+  reuse?: boolean;
+  /** Bytes a read asks for (READ_BYTES); tests make it small, to cross chunks. */
+  readBytes?: number;
+}
+
 export class FileTail {
   private written = 0;
   private ended = false;
@@ -16,10 +28,15 @@ export class FileTail {
   private fd: number | undefined;
   /** Bytes read from the file: `pos`; of them, those not yet taken are chunk[at..]. */
   private pos = 0;
-  private chunk = Buffer.alloc(0);
+  private chunk: Buffer = Buffer.alloc(0);
   private at = 0;
+  /** With `reuse`: the one buffer chunks are read into. */
+  private own: Buffer | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly opts: FileTailOptions = {},
+  ) {}
 
   /** The file holds `bytes` bytes of whole records. */
   advance(bytes: number): void {
@@ -66,10 +83,15 @@ export class FileTail {
 
   /**
    * The next `n` bytes, waiting for the writer as needed. The buffer is the caller's to keep
-   * (chunks are read into new memory, never into one reused buffer), so a write stream may hold it.
+   * (chunks are read into new memory, never into one reused buffer), so a write stream may hold
+   * it; with `reuse`, only until the next take().
    */
   async take(n: number): Promise<Buffer> {
     if (this.chunk.length - this.at >= n) return this.chunk.subarray(this.at, (this.at += n));
+    if (this.opts.reuse) {
+      while (this.chunk.length - this.at < n) await this.readMore(n - (this.chunk.length - this.at));
+      return this.chunk.subarray(this.at, (this.at += n));
+    }
     const parts: Buffer[] = [];
     let need = n;
     while (need > 0) {
@@ -89,11 +111,21 @@ export class FileTail {
     }
     if (this.error) throw this.error;
     this.fd ??= openSync(this.path, 'r');
-    const chunk = Buffer.allocUnsafe(Math.min(READ_BYTES, this.written - this.pos));
-    const n = readSync(this.fd, chunk, 0, chunk.length, this.pos);
+    const want = Math.min(this.opts.readBytes ?? READ_BYTES, this.written - this.pos);
+    // The bytes not taken yet (with `reuse`, the start of a record) move to the buffer's start; the read follows them.
+    const left = this.chunk.length - this.at;
+    const into = this.opts.reuse ? this.reused(left + Math.max(want, need)) : Buffer.allocUnsafe(want);
+    this.chunk.copy(into, 0, this.at);
+    const n = readSync(this.fd, into, left, Math.min(want, into.length - left), this.pos);
     if (n <= 0) throw new Error(`${this.path}: ends at byte ${this.pos}, its writer wrote ${this.written}`);
     this.pos += n;
-    [this.chunk, this.at] = [chunk.subarray(0, n), 0];
+    [this.chunk, this.at] = [into.subarray(0, left + n), 0];
+  }
+
+  /** The one buffer of `reuse`, grown (never shrunk) to hold `bytes`. */
+  private reused(bytes: number): Buffer {
+    if (!this.own || this.own.length < bytes) this.own = Buffer.allocUnsafe(Math.max(bytes, this.own?.length ?? 0));
+    return this.own;
   }
 
   /** Closes the file (the reader is done with it, or gives up). */

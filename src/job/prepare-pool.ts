@@ -38,7 +38,8 @@ class Part {
     private readonly masked: boolean,
   ) {
     this.lines = new FileTail(`${path}.jsonl`);
-    this.index = new FileTail(`${path}.idx`);
+    // Each index record is read (its words copied out) before the next is taken: one buffer serves.
+    this.index = new FileTail(`${path}.idx`, { reuse: true });
   }
 
   get done(): boolean {

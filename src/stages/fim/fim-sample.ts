@@ -2,7 +2,7 @@ import type { Doc, Span } from '../../doc/document.js';
 import { SPECIAL } from '../../doc/specials.js';
 import { TextBuilder } from '../../doc/text-builder.js';
 import { applyBlocks, buildBlocks, formatBlocks, parseBlocks, MARK_DIVIDER, MARK_REPLACE, MARK_SEARCH } from './search-replace.js';
-import { appendFormatted, chatml, chatTurns } from './text.js';
+import { chatml, chatTurns } from './text.js';
 
 /**
  * The FIM sample layouts (special tokens are the tokenizer's own, placed via TextBuilder):
@@ -28,11 +28,13 @@ export interface FimParts {
   suffix: string;
 }
 
-/** Text (with special spans) that comes before the file's content: the other files of its repository. */
-export interface Prelude {
-  text: string;
-  special_spans: readonly Span[];
-}
+/**
+ * What comes before the file's content (the other files of its repository, in the repository
+ * format), appended to the sample's builder with `masked`; returns its `<|file_sep|>` offsets in
+ * the builder's text. Appended, not built as a text of its own first: a repository of megabytes
+ * is then joined once, as the sample, where a prelude text cost a second join of it.
+ */
+export type Prelude = (b: TextBuilder, masked: boolean) => number[];
 
 function fimRequest(b: TextBuilder, p: FimParts, order: FimOrder, masked: boolean): void {
   b.special(SPECIAL.fimPrefix, masked);
@@ -44,12 +46,13 @@ function fimRequest(b: TextBuilder, p: FimParts, order: FimOrder, masked: boolea
 
 type Built = { text: string; special_spans: Span[]; loss_mask_spans: Span[] };
 
-export function buildFim(p: FimParts, order: FimOrder, prelude?: Prelude): Built {
+/** A FIM sample, with the prelude's `<|file_sep|>` offsets (none without one). */
+export function buildFim(p: FimParts, order: FimOrder, prelude?: Prelude): Built & { boundaries: number[] } {
   const b = new TextBuilder();
-  if (prelude) appendFormatted(b, prelude, false);
+  const boundaries = prelude ? prelude(b, false) : [];
   fimRequest(b, p, order, false);
   b.text(p.middle);
-  return b.build();
+  return { ...b.build(), boundaries };
 }
 
 export const CHAT_FIM_SYSTEM =
@@ -61,7 +64,7 @@ export function buildChatFim(p: FimParts, order: FimOrder, maskPrompt: boolean, 
     b,
     CHAT_FIM_SYSTEM,
     (b, m) => {
-      if (prelude) appendFormatted(b, prelude, m);
+      prelude?.(b, m);
       fimRequest(b, p, order, m);
     },
     (b) => b.text(p.middle),
@@ -151,7 +154,7 @@ export function buildSrFim(path: string, p: FimParts, opts: SrFimOptions, files:
     SR_SYSTEM,
     (b, m) => {
       b.text(instruction, m);
-      appendFormatted(b, files(holed), m);
+      files(holed)(b, m);
     },
     (b) => b.text(formatBlocks(r.blocks)),
     opts.maskPrompt,

@@ -2,7 +2,7 @@ import { Rng, stableId } from '../../core/random.js';
 import type { Stage, StageContext } from '../../core/stage.js';
 import type { Doc } from '../../doc/document.js';
 import { INVALID_UNICODE, isWellFormed } from '../../doc/unicode.js';
-import { formatRepoDocument, parseRepoDocument, type RepoFile } from '../repos/format.js';
+import { appendRepoDocument, appendRepoFiles, parseRepoDocument, type RepoFile } from '../repos/format.js';
 import { buildChatFim, buildFim, buildSrFim, reconstructFim, verifySrFim, type FimOrder, type FimParts, type Prelude } from './fim-sample.js';
 import { chooseSpan, unitLanguage, type SpanMode } from './spans.js';
 import { DEFAULT_FUNCTION_AWARE_OPTIONS, type FunctionAwareOptions } from './function-aware/options.js';
@@ -91,15 +91,9 @@ function chooseTarget(doc: Doc, rng: Rng): Target {
 }
 
 /** The other files then this one (with the given content), in the repository format; without the header for a lone file. */
-function serialize(t: Target, content: string): Prelude & { boundaries: number[] } {
-  const f = formatRepoDocument(t.repo ?? '', [...t.others, { path: t.path, content }]);
-  if (t.repo !== undefined) return f;
-  const cut = f.boundaries[0]!;
-  return {
-    text: f.text.slice(cut),
-    special_spans: f.special_spans.slice(1).map(([a, b]) => [a - cut, b - cut] as [number, number]),
-    boundaries: f.boundaries.map((b) => b - cut),
-  };
+function prelude(t: Target, content: string): Prelude {
+  const files = [...t.others, { path: t.path, content }];
+  return (b, masked) => (t.repo !== undefined ? appendRepoDocument(b, t.repo, files, masked) : appendRepoFiles(b, files, masked));
 }
 
 const FORMAT_KIND = { psm: 'fim', spm: 'fim', chat_fim: 'fim', sr_fim: 'sr' } as const;
@@ -215,7 +209,7 @@ export function transformDoc(doc: Doc, opts: FimOptions, seed: number, stats: Fi
   let failure: string | null;
   let boundaries: number[] | undefined;
   if (format === 'sr_fim') {
-    const r = buildSrFim(target.path, parts, opts, (holed) => serialize(target, holed));
+    const r = buildSrFim(target.path, parts, opts, (holed) => prelude(target, holed));
     if ('reason' in r) {
       bump(stats.skipped, r.reason);
       return undefined;
@@ -223,9 +217,12 @@ export function transformDoc(doc: Doc, opts: FimOptions, seed: number, stats: Fi
     built = r.built;
     failure = verifySrFim(built, target.path, target.content);
   } else {
-    const prelude = target.repo !== undefined ? serialize(target, '') : undefined;
-    built = format === 'fim' ? buildFim(parts, order, prelude) : buildChatFim(parts, order, opts.maskPrompt, prelude);
-    if (format === 'fim' && prelude) boundaries = prelude.boundaries;
+    const before = target.repo !== undefined ? prelude(target, '') : undefined;
+    if (format === 'fim') {
+      const fim = buildFim(parts, order, before);
+      built = fim;
+      if (before) boundaries = fim.boundaries;
+    } else built = buildChatFim(parts, order, opts.maskPrompt, before);
     try {
       failure = reconstructFim(built, order, format === 'chat_fim') === target.content ? null : 'prefix + middle + suffix differs from the source';
     } catch (e) {

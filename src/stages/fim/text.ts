@@ -1,17 +1,6 @@
-import type { Doc, Span } from '../../doc/document.js';
+import type { Doc } from '../../doc/document.js';
 import { SPECIAL } from '../../doc/specials.js';
 import type { TextBuilder } from '../../doc/text-builder.js';
-
-/** Appends prebuilt text whose special tokens are known (a formatted repository) to a builder. */
-export function appendFormatted(b: TextBuilder, piece: { text: string; special_spans: readonly Span[] }, masked: boolean, from = 0): void {
-  let at = from;
-  for (const [s, e] of piece.special_spans) {
-    if (e <= from) continue;
-    b.text(piece.text.slice(at, s), masked).special(piece.text.slice(s, e), masked);
-    at = e;
-  }
-  b.text(piece.text.slice(at), masked);
-}
 
 /**
  * One ChatML conversation: system, user, assistant. With `maskPrompt`, everything up to and

@@ -45,6 +45,11 @@ export function formatRepoDocument(repo: string, files: readonly RepoFile[], opt
 export function appendRepoDocument(b: TextBuilder, repo: string, files: readonly RepoFile[], masked: boolean, opts: FormatOptions = {}): number[] {
   b.special(SPECIAL.repoName, masked).text(`${repo}\n`, masked);
   if (opts.tree !== undefined) b.text(`${opts.tree}\n`, masked);
+  return appendRepoFiles(b, files, masked);
+}
+
+/** The files of the repository format without its header (`<|file_sep|>{path}\n{content}`, '\n' between): their `<|file_sep|>` offsets. */
+export function appendRepoFiles(b: TextBuilder, files: readonly RepoFile[], masked: boolean): number[] {
   const boundaries: number[] = [];
   files.forEach((f, i) => {
     if (i > 0) b.text('\n', masked);

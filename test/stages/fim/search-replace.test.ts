@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SPECIAL } from '../../../src/doc/specials.js';
+import type { TextBuilder } from '../../../src/doc/text-builder.js';
 import { applyBlocks, buildBlocks, formatBlocks, parseBlocks } from '../../../src/stages/fim/search-replace.js';
 import { buildSrFim, holedFile, verifySrFim } from '../../../src/stages/fim/fim-sample.js';
 import { chatTurns, countOccurrences } from '../../../src/stages/fim/text.js';
@@ -110,7 +111,11 @@ test('S&R FIM at file start and end, empty middle, CRLF and no final newline', (
   ];
   for (const [src, a, b] of cases) {
     const parts = { prefix: src.slice(0, a), middle: src.slice(a, b), suffix: src.slice(b) };
-    const files = (holed: string) => ({ text: `${SPECIAL.fileSep}f.ts\n${holed}`, special_spans: [[0, SPECIAL.fileSep.length]] as [number, number][] });
+    const files = (holed: string) => (b: TextBuilder, masked: boolean) => {
+      const at = b.offset;
+      b.special(SPECIAL.fileSep, masked).text(`f.ts\n${holed}`, masked);
+      return [at];
+    };
     const r = buildSrFim('f.ts', parts, { placeholder: '[MISSING CODE]', maxContextLines: 20, maskPrompt: true }, files);
     assert.ok('built' in r, `${a},${b}: ${JSON.stringify(r)}`);
     assert.equal(verifySrFim(r.built, 'f.ts', src), null);
