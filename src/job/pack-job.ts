@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Doc } from '../doc/document.js';
 import { Ledger } from '../core/ledger.js';
@@ -322,6 +323,10 @@ async function packWith(job: PackJob, pool: TokenizePool, { PackOutputs, buildMa
   const memory = o.memory ?? new PhasePeaks();
   try {
     memory.start(job.source?.lines?.phase ?? 'tokenize');
+    // With fewer workers than cores a core is mostly idle while they tokenize: the hash threads
+    // start now (tens of milliseconds of CPU each) rather than on the serial tail after the last
+    // document; with a worker on every core they wait for planning, as below.
+    if (pool.size < availableParallelism()) outputs.prepareBins();
     await tokenizePhase(job, pool, outputs, figures);
     // The workers are done: they stop (their heaps go back to the system) while the bins are
     // planned on this thread, and are gone before the first bin is written. Documents tokenized

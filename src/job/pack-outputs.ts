@@ -37,7 +37,7 @@ export class PackOutputs {
     this.lengths = new AtomicFile(join(o.out, 'doc_lengths.u32'));
   }
 
-  /** Called as the bins are planned (the workers gone): the hash threads start while a core is free. */
+  /** Starts the hash threads where a core is free: as the bins are planned (the workers gone), or earlier when the workers leave a core idle. */
   prepareBins(): void {
     HashThread.startPool();
   }
