@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bpe_tokenizer.hpp"
+#include "count_table.hpp"
 #include "header_lines.hpp"
 #include "json_string.hpp"
 #include "json_text.hpp"
@@ -714,6 +715,81 @@ Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
   return copyOut(env, out);
 }
 
+// A count table's words (a Uint32Array of 4 words a slot, a power of two of slots) at `generation`:
+// false, a TypeError thrown, when `value` is not one.
+static bool countTableOf(Napi::Env env, const Napi::Value& value, uint32_t generation, uint32_t size, midpack::CountTable& table) {
+  const bool ok = value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array;
+  const size_t slots = ok ? value.As<Napi::Uint32Array>().ElementLength() / 4 : 0;
+  if (!ok || slots == 0 || (slots & (slots - 1)) != 0 || slots > (size_t(1) << 31)) {
+    Napi::TypeError::New(env, "a count table's words: a Uint32Array of 4 words a slot, a power of two of slots").ThrowAsJavaScriptException();
+    return false;
+  }
+  table = {value.As<Napi::Uint32Array>().Data(), uint32_t(slots - 1), generation, size};
+  return true;
+}
+
+static bool isUint32Array(const Napi::Value& v) { return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array; }
+
+// countTableKeys(words, state: Uint32Array [generation, size, stopSize, candidateFloor, stoppedAt],
+// found: Uint32Array, from, to, stride) -> Uint32Array of (i, slot) sample candidates: countKeys
+// (count_table.hpp) on the JavaScript table's own memory; state[1] gets the new size and state[4]
+// the i it stopped at (src/stages/mask/hash-table.ts: HashTable.countKeys).
+Napi::Value CountTableKeys(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 6 || !isUint32Array(info[1]) || info[1].As<Napi::Uint32Array>().ElementLength() < 5 || !isUint32Array(info[2]) || !info[3].IsNumber() || !info[4].IsNumber() || !info[5].IsNumber()) {
+    Napi::TypeError::New(env, "countTableKeys(words: Uint32Array, state: Uint32Array, found: Uint32Array, from: number, to: number, stride: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto state = info[1].As<Napi::Uint32Array>();
+  midpack::CountTable table;
+  if (!countTableOf(env, info[0], state[0], state[1], table)) return env.Undefined();
+  auto found = info[2].As<Napi::Uint32Array>();
+  const size_t stride = info[5].As<Napi::Number>().Uint32Value();
+  // A key's low half is at i + 1: no i at or past the last word.
+  const size_t requestedTo = info[4].As<Napi::Number>().Uint32Value();
+  const size_t to = std::min<size_t>(requestedTo, found.ElementLength() - std::min<size_t>(found.ElementLength(), 1));
+  if (stride < 2) {
+    Napi::RangeError::New(env, "countTableKeys: a stride of at least 2 (a key's two halves)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  thread_local std::vector<uint32_t> candidates;
+  const midpack::CountKeys keys{found.Data(), info[3].As<Napi::Number>().Uint32Value(), to, stride, state[2], state[3]};
+  const size_t stopped = midpack::countKeys(table, keys, candidates);
+  state[1] = table.size;
+  state[4] = uint32_t(stopped >= to ? requestedTo : stopped);
+  return copyOut(env, candidates);
+}
+
+// countTableMove(from: Uint32Array, fromGeneration, to: Uint32Array) -> entries moved: moveEntries
+// into the empty table `to`, whose generation is then 1.
+Napi::Value CountTableMove(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[1].IsNumber()) {
+    Napi::TypeError::New(env, "countTableMove(from: Uint32Array, fromGeneration: number, to: Uint32Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  midpack::CountTable from, to;
+  if (!countTableOf(env, info[0], info[1].As<Napi::Number>().Uint32Value(), 0, from) || !countTableOf(env, info[2], 1, 0, to)) return env.Undefined();
+  midpack::moveEntries(from, to);
+  return Napi::Number::New(env, to.size);
+}
+
+// countTableSorted(words: Uint32Array, generation, size) -> Uint32Array: the occupied slots in key
+// order; countTableRecords(...the same) -> Uint32Array: keyOrderRecords (count_table.hpp).
+template <void (*List)(const midpack::CountTable&, std::vector<uint32_t>&)>
+Napi::Value CountTableInKeyOrder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[1].IsNumber() || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "countTableSorted / countTableRecords(words: Uint32Array, generation: number, size: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  midpack::CountTable table;
+  if (!countTableOf(env, info[0], info[1].As<Napi::Number>().Uint32Value(), info[2].As<Napi::Number>().Uint32Value(), table)) return env.Undefined();
+  std::vector<uint32_t> out;  // a table's worth: not kept between calls
+  List(table, out);
+  return copyOut(env, out);
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 // glibc gives each thread that allocates its own arena, up to 8 per core, and memory freed in one
@@ -743,6 +819,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
   exports.Set("jsonTextSlice", Napi::Function::New(env, JsonTextSlice));
   exports.Set("jsonTextSegments", Napi::Function::New(env, JsonTextSegments));
+  exports.Set("countTableKeys", Napi::Function::New(env, CountTableKeys));
+  exports.Set("countTableMove", Napi::Function::New(env, CountTableMove));
+  exports.Set("countTableSorted", Napi::Function::New(env, CountTableInKeyOrder<midpack::sortedSlots>));
+  exports.Set("countTableRecords", Napi::Function::New(env, CountTableInKeyOrder<midpack::keyOrderRecords>));
   return exports;
 }
 

@@ -22,7 +22,7 @@ packer_build=$!
 planner_build=$!
 "${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
-  -I"$here/include" "$here/src/segments.cpp" "$here/src/json_text.cpp" "$here/test/test_segments.cpp" -o "$out/test_segments" &
+  -I"$here/include" "$here/src/segments.cpp" "$here/src/count_table.cpp" "$here/src/json_text.cpp" "$here/test/test_segments.cpp" -o "$out/test_segments" &
 segments_build=$!
 "${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -Wall -Wextra -Werror \

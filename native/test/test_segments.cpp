@@ -1,7 +1,9 @@
 // The segmenter's plain core: XXH64 against xxhash's own values (as xxhash-wasm gives them),
 // UTF-8 of lone surrogates and pairs, the trim set, and segments of a small text by hand; then
-// random texts of a few units, segmented whole and distinct, checked against a direct scan.
+// random texts of a few units, segmented whole and distinct, checked against a direct scan; and
+// masking's count table (count_table.hpp) against a std::map.
 #include <algorithm>
+#include <map>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "count_table.hpp"
 #include "json_text.hpp"
 #include "segments.hpp"
 
@@ -155,6 +158,55 @@ static void testJsonStringUnits() {
   CHECK(!midpack::jsonStringUnits(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), at, unit, 0, 3, out), "an escape JSON does not allow");
 }
 
+// The count table's loops against a std::map: random keys (few distinct low halves, so probes
+// collide and wrap), counted in calls that stop where the table must grow, grown by moveEntries,
+// listed by keyOrderRecords in key order with every count.
+static void testCountTable(std::mt19937_64& rng, size_t iterations) {
+  for (size_t it = 0; it < iterations; it++) {
+    const size_t n = 1 + rng() % 400, stride = 4;
+    std::vector<uint32_t> found(n * stride);
+    for (size_t i = 0; i < found.size(); i += stride) {
+      found[i] = uint32_t(rng() % 7);
+      found[i + 1] = uint32_t(rng() % 64) * 16 + 15;  // the same home slot in small tables
+    }
+    std::vector<uint32_t> words(4 * 16, 0), candidates;
+    midpack::CountTable table{words.data(), 15, 1, 0};
+    std::map<uint64_t, uint32_t> want;
+    for (size_t i = 0; i < found.size();) {
+      const midpack::CountKeys keys{found.data(), i, found.size(), stride, (table.mask + 1) / 2, 1};
+      const size_t stopped = midpack::countKeys(table, keys, candidates);
+      // The candidates: every key whose count became a power of two, in order, at its slot.
+      size_t c = 0;
+      for (size_t k = i; k < stopped; k += stride) {
+        const uint32_t v = ++want[uint64_t(found[k]) << 32 | found[k + 1]];
+        if ((v & (v - 1)) != 0) continue;
+        const bool listed = c + 1 < candidates.size() && candidates[c] == k;
+        CHECK(listed && words[4 * candidates[c + 1] + 2] == found[k] && words[4 * candidates[c + 1] + 1] == found[k + 1], "key %zu (count %u) is a candidate at its slot", k, v);
+        c += 2;
+      }
+      CHECK(c == candidates.size(), "%zu candidates, %zu listed", c / 2, candidates.size() / 2);
+      CHECK(table.size == want.size(), "size %u, %zu keys", table.size, want.size());
+      i = stopped;
+      if (i == found.size()) break;
+      std::vector<uint32_t> larger(8 * (table.mask + 1), 0);
+      midpack::CountTable grown{larger.data(), 2 * table.mask + 1, 1, 0};
+      midpack::moveEntries(table, grown);
+      CHECK(grown.size == table.size, "moved %u of %u", grown.size, table.size);
+      words.swap(larger);
+      table = {words.data(), grown.mask, 1, grown.size};
+    }
+    std::vector<uint32_t> records;
+    midpack::keyOrderRecords(table, records);
+    CHECK(records.size() == 3 * want.size(), "%zu records of %zu keys", records.size() / 3, want.size());
+    size_t k = 0;
+    for (const auto& [key, count] : want) {
+      if (3 * k + 2 >= records.size()) break;
+      CHECK((uint64_t(records[3 * k + 1]) << 32 | records[3 * k]) == key && records[3 * k + 2] == count, "record %zu", k);
+      k++;
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   size_t iterations = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 500;
   uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 12345;
@@ -165,6 +217,7 @@ int main(int argc, char** argv) {
   testByHand();
   testJsonStringUnits();
   fuzz(rng, iterations);
+  testCountTable(rng, iterations / 10 + 1);
   if (failures) return 1;
   std::printf("test_segments: ok (%zu random texts)\n", iterations);
   return 0;

@@ -42,9 +42,6 @@ export const DEFAULT_SAMPLES = 1000;
  */
 const INITIAL_SLOTS = 2 ** 20;
 
-/** Segments a block read ahead in the count table (HashTable.touch), as words of `found`. */
-const TOUCH_WORDS = 32 * SEGMENT_WORDS;
-
 export interface CountSummary {
   header: CountsHeader;
   runs: number;
@@ -129,31 +126,44 @@ export class SegmentCounter {
   /** As add(), with the document's distinct segments already found (documentSegments); its samples from `line`, its JSONL line, when given. */
   addFound(doc: Doc, found: Uint32Array, line?: Uint8Array): void {
     let text: LineText | undefined;
-    for (let i = 0; i < found.length; i += SEGMENT_WORDS) {
-      // Each block's slots read ahead at once (HashTable.touch): counting waited on memory, a miss a segment.
-      if (i % TOUCH_WORDS === 0) this.table.touch(found, i + 1, Math.min(found.length, i + TOUCH_WORDS), SEGMENT_WORDS);
-      const slot = this.count(found[i]!, found[i + 1]!);
-      if (slot < 0) continue;
-      const [start, lineEnd] = [found[i + 2]!, found[i + 3]!];
-      this.sample(slot, line ? (text ??= new LineText(line, () => doc)).slice(start, lineEnd).trim() : normalizedAt(doc.text, start, lineEnd));
+    for (let i = 0; i < found.length; ) {
+      // The table counts until it must grow or spill (the native core's loop: HashTable.countKeys), then the samples of what it counted.
+      const { stoppedAt, candidates } = this.table.countKeys(found, i, found.length, SEGMENT_WORDS, this.sizeToMakeRoomAt(), this.sampleFloor);
+      for (let c = 0; c < candidates.length; c += 2) {
+        const [at, slot] = [candidates[c]!, candidates[c + 1]!];
+        if (!this.wantsSample(slot)) continue;
+        const [start, lineEnd] = [found[at + 2]!, found[at + 3]!];
+        this.sample(slot, line ? (text ??= new LineText(line, () => doc)).slice(start, lineEnd).trim() : normalizedAt(doc.text, start, lineEnd));
+      }
+      i = stoppedAt;
+      if (i < found.length) this.makeRoom();
     }
     this.documents++;
     this.runDocuments++;
   }
 
-  /** Counts one document's first occurrence of a segment; its slot when it should get a sample (sample()), else -1. */
-  private count(hi: number, lo: number): number {
-    const { sampleBySlot } = this;
+  /** The table's size at which it must grow (at half load, below the budget's size) or spill (at spillAt) before it counts on. */
+  private sizeToMakeRoomAt(): number {
+    const { capacity } = this.table;
+    return capacity < this.slots ? Math.min(this.spillAt, capacity / 2) : this.spillAt;
+  }
+
+  private makeRoom(): void {
     if (this.table.size >= this.spillAt) this.spill();
-    else if (this.table.size * 2 >= this.table.capacity && this.table.capacity < this.slots) this.grow();
-    const slot = this.table.add(hi, lo, 1);
-    const n = this.table.value(slot);
-    // Sample at 1, 2, 4, 8... documents, so a frequent segment evicted early gets more chances,
-    // from the floor up: a prune keeps the highest counts (the earliest first among ties) and
-    // counts only grow, so its cutoff never falls within a run, and a sample under it would be
-    // among the first to go at the next prune. Below the floor, samples were nearly every
-    // line of a corpus taken and dropped again: most of the counting's time.
-    return (n & (n - 1)) === 0 && n >= this.sampleFloor && !sampleBySlot.has(slot) ? slot : -1;
+    else this.grow();
+  }
+
+  /**
+   * Whether a segment just counted (its count a power of two: 1, 2, 4, 8... documents, so a
+   * frequent segment evicted early gets more chances) gets a sample: from the floor up, and once.
+   * A prune keeps the highest counts (the earliest first among ties) and counts only grow, so its
+   * cutoff never falls within a run, and a sample under it would be among the first to go at the
+   * next prune. Below the floor, samples were nearly every line of a corpus taken and dropped
+   * again: most of the counting's time. The floor may rise between a document's segments (a
+   * prune), so it is read here, not only where the table counted.
+   */
+  private wantsSample(slot: number): boolean {
+    return this.table.value(slot) >= this.sampleFloor && !this.sampleBySlot.has(slot);
   }
 
   private sample(slot: number, normalized: string): void {
@@ -229,7 +239,7 @@ export class SegmentCounter {
   private writeTable(path: string, samples: number, ranks?: CountsRanks): CountsHeader {
     const { table } = this;
     const w = new CountsWriter(path, this.params, samples);
-    for (const slot of table.sortedSlots()) w.push(table.keyHi(slot), table.keyLo(slot), table.value(slot));
+    w.pushRecords(table.records());
     const bySlotHash = new Map<string, string>();
     for (const [slot, text] of this.sampleBySlot) bySlotHash.set(hashHex(table.keyHi(slot), table.keyLo(slot)), text);
     return w.close(this.runDocuments, () => bySlotHash, ranks);

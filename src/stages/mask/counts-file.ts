@@ -84,6 +84,7 @@ export class TopN {
       return;
     }
     const top = this.heap.peek()!;
+    if (docs < top.docs) return; // most records, and no object made for them
     if (!worse(top, { hi, lo, docs })) return;
     top.hi = hi;
     top.lo = lo;
@@ -137,6 +138,30 @@ export class CountsWriter {
     this.occurrences += docs;
     this.top.offer(hi, lo, docs);
     if (this.used === this.buf.length) this.flush();
+  }
+
+  /**
+   * As push() for each record of `records`, three words each (key low half, key high half,
+   * documents: HashTable.records), written as they are: a table's millions of records were most
+   * of the time between a run's last prepared document and the start of its masking pass.
+   */
+  pushRecords(records: Uint32Array): void {
+    if (new Uint8Array(Uint32Array.of(1).buffer)[0] !== 1) throw new Error('pushRecords writes its words as they are: a little-endian host');
+    this.flush();
+    let [lastHi, lastLo] = [this.lastHi, this.lastLo];
+    for (let at = 0; at < records.length; at += 3) {
+      const [lo, hi, docs] = [records[at]!, records[at + 1]!, records[at + 2]!];
+      if (hi < lastHi || (hi === lastHi && lo <= lastLo)) throw new Error(`${this.path}: records out of order`);
+      [lastHi, lastLo] = [hi, lo];
+      this.occurrences += docs;
+      this.top.offer(hi, lo, docs);
+    }
+    [this.lastHi, this.lastLo] = [lastHi, lastLo];
+    const bytes = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+    writeSync(this.fd, bytes, 0, bytes.length, this.position);
+    this.body.update(bytes);
+    this.position += bytes.length;
+    this.records += records.length / 3;
   }
 
   /** `sampleText(hex)` gives the text for a top hash when one is known. */

@@ -7,6 +7,24 @@
  *
  * `clear()` is O(1): a slot is occupied only when its generation stamp is the current one.
  */
+import { nativeBinding } from '../../pack/packer.js';
+
+/** The native core's loops over a table's words (native/include/count_table.hpp), where the addon has them. */
+interface CountTableCore {
+  countTableKeys?(words: Uint32Array, state: Uint32Array, found: Uint32Array, from: number, to: number, stride: number): Uint32Array;
+  countTableMove?(from: Uint32Array, fromGeneration: number, to: Uint32Array): number;
+  countTableSorted?(words: Uint32Array, generation: number, size: number): Uint32Array;
+  countTableRecords?(words: Uint32Array, generation: number, size: number): Uint32Array;
+}
+
+const core = (): CountTableCore => nativeBinding() as unknown as CountTableCore;
+
+/** What countKeys() did: where it stopped (`to` when every key was added) and its sample candidates, (i, slot) pairs. */
+export interface CountedKeys {
+  stoppedAt: number;
+  candidates: Uint32Array;
+}
+
 const GEN = 0;
 const LO = 1;
 const HI = 2;
@@ -46,22 +64,36 @@ export class HashTable {
   }
 
   /**
-   * Reads the home slot of each key whose low half is `words[i]` for i = from, from + stride, ...
-   * below `to`, and nothing else: loads that depend on no other, so the processor has them all
-   * in flight at once, and the adds or finds that follow meet their slots in the cache. A table
-   * of millions of slots misses the cache (and the TLB) on nearly every key, one after the
-   * other when each add waits for its own.
+   * Adds 1 to the value of each key whose high half is `found[i]` and low half `found[i + 1]`, for
+   * i = from, from + stride, ... below `to`, in order, as add(hi, lo, 1) each; stops before the
+   * add that would find `size` at `stopSize` or more (the caller grows or empties the table and
+   * goes on from `stoppedAt`). A key whose new value is a power of two of at least
+   * `candidateFloor` is a candidate (SegmentCounter's samples). The native core's loop when the
+   * addon has it: it prefetches the home slots of the keys ahead, so a table far larger than the
+   * cache has many misses in flight instead of one after the other (the JavaScript loop's).
    */
-  touch(words: Uint32Array, from: number, to: number, stride: number): void {
-    const w = this.words;
-    const mask = this.mask;
-    let any = 0;
-    for (let i = from; i < to; i += stride) any |= w[((words[i]! & mask) << 2) + GEN]!;
-    this.touched = any;
+  countKeys(found: Uint32Array, from: number, to: number, stride: number, stopSize: number, candidateFloor: number): CountedKeys {
+    const native = core().countTableKeys;
+    if (native) {
+      const state = this.nativeState;
+      // Never a full table: the native loop has no other stop.
+      state.set([this.generation, this.size, Math.min(stopSize, this.capacity - 1), candidateFloor, from]);
+      const candidates = native(this.words, state, found, from, to, stride);
+      this.size = state[1]!;
+      return { stoppedAt: state[4]!, candidates };
+    }
+    const candidates: number[] = [];
+    for (let i = from; i < to; i += stride) {
+      if (this.size >= stopSize) return { stoppedAt: i, candidates: Uint32Array.from(candidates) };
+      const slot = this.add(found[i]!, found[i + 1]!, 1);
+      const n = this.value(slot);
+      if ((n & (n - 1)) === 0 && n >= candidateFloor) candidates.push(i, slot);
+    }
+    return { stoppedAt: to, candidates: Uint32Array.from(candidates) };
   }
 
-  /** What touch() read, kept so the reads are not optimized away. */
-  touched = 0;
+  /** countKeys()'s arguments to the native core and its answers: generation, size, stopSize, candidateFloor, stoppedAt. */
+  private readonly nativeState = new Uint32Array(5);
 
   /** Adds `by` to the key's value (inserting it at 0); returns the slot. */
   add(hi: number, lo: number, by: number): number {
@@ -118,6 +150,8 @@ export class HashTable {
    * share a high half (about n^2 / 2^33 pairs) are then put in the order of their low halves.
    */
   sortedSlots(): Uint32Array {
+    const native = core().countTableSorted;
+    if (native) return native(this.words, this.generation, this.size);
     const pairs = new BigUint64Array(this.size);
     // Little-endian alias: word 2k is the low half of pair k (the slot), word 2k+1 the high half (the key's high half).
     const words = new Uint32Array(pairs.buffer);
@@ -142,6 +176,19 @@ export class HashTable {
   }
 
   /**
+   * The entries in key order (sortedSlots) as three words each: the key's low half, its high
+   * half, the value: on a little-endian host, the counts file's records as they are written.
+   */
+  records(): Uint32Array {
+    const native = core().countTableRecords;
+    if (native) return native(this.words, this.generation, this.size);
+    const slots = this.sortedSlots();
+    const out = new Uint32Array(3 * slots.length);
+    slots.forEach((slot, k) => out.set([this.keyLo(slot), this.keyHi(slot), this.value(slot)], 3 * k));
+    return out;
+  }
+
+  /**
    * The entries moved into a table of `capacity` slots (a power of two): their slots change, find() tells the new ones.
    * Every key is distinct, so each goes to the first free slot from its home without comparing
    * keys (add() compares each probe): the full bench:run corpus's 2.26 M segments grown 2^20 -> 2^23 in 446 ms, 645 with add().
@@ -151,6 +198,11 @@ export class HashTable {
     const w = (this.words = new Uint32Array(capacity * 4));
     const mask = (this.mask = capacity - 1);
     this.generation = 1;
+    const native = core().countTableMove;
+    if (native) {
+      native(words, generation, w);
+      return;
+    }
     for (let at = 0; at < words.length; at += 4) {
       if (words[at + GEN] !== generation) continue;
       let i = words[at + LO]! & mask;

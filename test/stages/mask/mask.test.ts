@@ -25,6 +25,7 @@ import {
   type ApplyOptions,
   type ThresholdOptions,
 } from '../../../src/stages/mask/index.js';
+import { nativeBinding } from '../../../src/pack/packer.js';
 import { slow } from '../../helpers/tiers.js';
 import { referenceSegmenter } from '../../helpers/reference-segments.js';
 
@@ -332,6 +333,52 @@ test('HashTable sorts its keys as unsigned 64-bit numbers and grows without losi
   assert.equal(t.value(t.find(keys[4999]![0], keys[4999]![1])), 2);
   t.clear();
   assert.equal(t.find(keys[0]![0], keys[0]![1]), -1);
+});
+
+/** `body` run with the native core's count-table loops taken from the addon: HashTable's JavaScript loops. */
+async function withoutNativeCountTable<T>(body: () => Promise<T> | T): Promise<T> {
+  const binding = nativeBinding() as unknown as Record<string, unknown>;
+  const names = ['countTableKeys', 'countTableMove', 'countTableSorted', 'countTableRecords'];
+  const saved = names.map((n) => binding[n]);
+  assert.ok(saved.every((f) => typeof f === 'function'), 'the addon has the count-table loops');
+  for (const n of names) delete binding[n];
+  try {
+    return await body();
+  } finally {
+    names.forEach((n, i) => (binding[n] = saved[i]));
+  }
+}
+
+test('the native count table gives the JavaScript loops\' counts files byte for byte: in memory, spilling, and growing', async () => {
+  const options = [{ samples: 50 }, { samples: 50, memoryMb: 0.01, fanIn: 3 }, { samples: 3, memoryMb: 2 }];
+  for (const [k, o] of options.entries()) {
+    const native = await countTo(corpus, `native-${k}.counts`, o);
+    const js = await withoutNativeCountTable(() => countTo(corpus, `js-${k}.counts`, o));
+    assert.ok(readFileSync(native).equals(readFileSync(js)), `options ${JSON.stringify(o)}: the same bytes`);
+  }
+});
+
+test('HashTable.countKeys stops where the table must grow, with the same candidates, slots and order natively as in JavaScript', async () => {
+  const longest = corpus.reduce((a, b) => (b.text.length > a.text.length ? b : a));
+  const found = documentSegments(longest, loadSegmenter(segmentParams()));
+  const run = () => {
+    const t = new HashTable(64);
+    const steps: unknown[] = [];
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < found.length; ) {
+        const r = t.countKeys(found, i, found.length, 4, t.capacity / 2, pass + 1);
+        steps.push([r.stoppedAt, [...r.candidates], t.size]);
+        i = r.stoppedAt;
+        if (i < found.length) t.resize(t.capacity * 2);
+      }
+    }
+    return { steps, sorted: [...t.sortedSlots()].map((s) => [t.keyHi(s), t.keyLo(s), t.value(s)]) };
+  };
+  const native = run();
+  const js = await withoutNativeCountTable(run);
+  assert.ok(native.steps.length > 3, 'the table grew on the way');
+  assert.deepEqual(native, js);
+  assert.ok(native.sorted.every(([, , v]) => v === 2));
 });
 
 test('counts of ranks carry rank and world size: mask merge refuses a missing rank naming it, --allow-missing-ranks records it, and the missing rank refuses those counts', async () => {

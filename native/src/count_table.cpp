@@ -1,0 +1,99 @@
+#include "count_table.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace midpack {
+namespace {
+
+constexpr size_t GEN = 0, LO = 1, HI = 2, VAL = 3;
+// Keys ahead whose home slot is prefetched: enough misses in flight to cover a memory latency.
+constexpr size_t PREFETCH_AHEAD = 16;
+
+inline uint32_t* slotAt(const CountTable& t, uint32_t slot) { return t.words + (size_t(slot) << 2); }
+
+// The key's slot, claimed at value 0 when new (size counted).
+inline uint32_t findOrClaim(CountTable& t, uint32_t hi, uint32_t lo) {
+  for (uint32_t i = lo & t.mask;; i = (i + 1) & t.mask) {
+    uint32_t* w = slotAt(t, i);
+    if (w[GEN] != t.generation) {
+      w[GEN] = t.generation;
+      w[HI] = hi;
+      w[LO] = lo;
+      w[VAL] = 0;
+      t.size++;
+      return i;
+    }
+    if (w[LO] == lo && w[HI] == hi) return i;
+  }
+}
+
+}  // namespace
+
+size_t countKeys(CountTable& table, const CountKeys& keys, std::vector<uint32_t>& candidates) {
+  candidates.clear();
+  const uint32_t* found = keys.found;
+  const size_t ahead = PREFETCH_AHEAD * keys.stride;
+  for (size_t i = keys.from; i < keys.from + ahead && i < keys.to; i += keys.stride) {
+    __builtin_prefetch(slotAt(table, found[i + 1] & table.mask), 1);
+  }
+  for (size_t i = keys.from; i < keys.to; i += keys.stride) {
+    if (table.size >= keys.stopSize) return i;
+    if (i + ahead < keys.to) __builtin_prefetch(slotAt(table, found[i + ahead + 1] & table.mask), 1);
+    const uint32_t slot = findOrClaim(table, found[i], found[i + 1]);
+    uint32_t& value = slotAt(table, slot)[VAL];
+    if (value != UINT32_MAX) value++;
+    if ((value & (value - 1)) == 0 && value >= keys.candidateFloor) {
+      candidates.push_back(uint32_t(i));
+      candidates.push_back(slot);
+    }
+  }
+  return keys.to;
+}
+
+void moveEntries(const CountTable& from, CountTable& to) {
+  to.generation = 1;
+  to.size = 0;
+  const size_t slots = size_t(from.mask) + 1;
+  for (size_t s = 0; s < slots; s++) {
+    const uint32_t* w = slotAt(from, uint32_t(s));
+    if (w[GEN] != from.generation) continue;
+    // Every key is distinct: the first free slot from its home, no key compared.
+    uint32_t i = w[LO] & to.mask;
+    while (slotAt(to, i)[GEN] == 1) i = (i + 1) & to.mask;
+    uint32_t* d = slotAt(to, i);
+    d[GEN] = 1;
+    d[LO] = w[LO];
+    d[HI] = w[HI];
+    d[VAL] = w[VAL];
+    to.size++;
+  }
+}
+
+void sortedSlots(const CountTable& table, std::vector<uint32_t>& out) {
+  std::vector<std::pair<uint64_t, uint32_t>> keyed;
+  keyed.reserve(table.size);
+  const size_t slots = size_t(table.mask) + 1;
+  for (size_t s = 0; s < slots; s++) {
+    const uint32_t* w = slotAt(table, uint32_t(s));
+    if (w[GEN] == table.generation) keyed.emplace_back(uint64_t(w[HI]) << 32 | w[LO], uint32_t(s));
+  }
+  // Keys are distinct, so the order is total.
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  out.resize(keyed.size());
+  for (size_t k = 0; k < keyed.size(); k++) out[k] = keyed[k].second;
+}
+
+void keyOrderRecords(const CountTable& table, std::vector<uint32_t>& out) {
+  std::vector<uint32_t> slots;
+  sortedSlots(table, slots);
+  out.resize(3 * slots.size());
+  for (size_t k = 0; k < slots.size(); k++) {
+    const uint32_t* w = slotAt(table, slots[k]);
+    out[3 * k] = w[LO];
+    out[3 * k + 1] = w[HI];
+    out[3 * k + 2] = w[VAL];
+  }
+}
+
+}  // namespace midpack
