@@ -8,7 +8,9 @@
  * UTF-16 units each, and pieces over 1 MB. The tests run seeded samples of these; the sweep is
  * the whole proof, so it exits 1 when any document differs.
  *
- *   npm run sweep:identity -- [--tokenizers qwen3,llama3,deepseek_v3,gpt4o] [--fuzz-mb 100] [--e2e-mb 40]
+ *   npm run sweep:identity -- [--tokenizers qwen3,llama3,deepseek_v3,gpt4o] [--corpora web,...] [--fuzz-mb 100] [--e2e-mb 40]
+ *
+ * `--corpora` sweeps some corpora only (a sweep cut short resumes where it stopped).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,7 +33,7 @@ interface CorpusResult {
   rangesNotCompared: number;
   first: string[];
 }
-type Corpus = { name: string; texts: () => Iterable<[label: string, text: string]> };
+type Corpus = { key: string; name: string; texts: () => Iterable<[label: string, text: string]> };
 
 function* files(dir: string): Iterable<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -74,12 +76,13 @@ function renderTrajectories(dir: string): string[] {
 
 function corpora(e2e: string, trajectories: string[], fuzzMb: number): Corpus[] {
   return [
-    { name: 'web pages (both sets)', texts: function* () { for (const p of (webSetPages() ?? []).flat()) yield [p, pageText(p)]; } },
-    { name: 'data-samples', texts: sampleTexts },
-    { name: 'e2e corpus', texts: () => jsonlTexts(e2e) },
-    { name: `trajectories in ${trajectories.length} chat templates`, texts: function* () { for (const p of trajectories) yield* jsonlTexts(p); } },
-    { name: `unicode fuzz (${fuzzMb} x 1M units)`, texts: function* () { for (let s = 0; s < fuzzMb; s++) yield [`fuzz ${s}`, unicodeFuzz(`sweep-${s}`, 1_000_000)]; } },
+    { key: 'web', name: 'web pages (both sets)', texts: function* () { for (const p of (webSetPages() ?? []).flat()) yield [p, pageText(p)]; } },
+    { key: 'samples', name: 'data-samples', texts: sampleTexts },
+    { key: 'e2e', name: 'e2e corpus', texts: () => jsonlTexts(e2e) },
+    { key: 'trajectories', name: `trajectories in ${trajectories.length} chat templates`, texts: function* () { for (const p of trajectories) yield* jsonlTexts(p); } },
+    { key: 'fuzz', name: `unicode fuzz (${fuzzMb} x 1M units)`, texts: function* () { for (let s = 0; s < fuzzMb; s++) yield [`fuzz ${s}`, unicodeFuzz(`sweep-${s}`, 1_000_000)]; } },
     {
+      key: 'pieces',
       name: 'pieces over 1 MB',
       texts: () => [['letters', 'x' + 'é'.repeat(600_000)], ['spaces', ' '.repeat(1_200_000) + 'a'], ['digits', '٣'.repeat(600_000)]],
     },
@@ -140,26 +143,33 @@ function line(name: string, r: CorpusResult): string {
   return `  ${name}: ${r.docs} documents, ${(r.units / 1e6).toFixed(1)}M units, ids differ in ${r.differ}, ${ranges}${r.first.map((f) => `\n    ${f}`).join('')}\n`;
 }
 
-const USAGE = `usage: npm run sweep:identity -- [--tokenizers ${Object.keys(TOKENIZERS).join(',')}] [--fuzz-mb N] [--e2e-mb N]
+const CORPORA = ['web', 'samples', 'e2e', 'trajectories', 'fuzz', 'pieces'];
+
+const USAGE = `usage: npm run sweep:identity -- [--tokenizers ${Object.keys(TOKENIZERS).join(',')}] [--corpora ${CORPORA.join(',')}] [--fuzz-mb N] [--e2e-mb N]
   --tokenizers  which tokenizers to sweep (default: all four)
+  --corpora     which corpora to sweep (default: all six; the whole proof is all of them)
   --fuzz-mb     documents of 1M UTF-16 units in the seeded Unicode fuzz corpus (default 100)
   --e2e-mb      size of the e2e corpus built in .bench/ (default 40)
 Exits 1 when any document's ids or token ranges differ from the Rust reference.`;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  checkFlags(args, ['--tokenizers', '--fuzz-mb', '--e2e-mb'], USAGE);
+  checkFlags(args, ['--tokenizers', '--corpora', '--fuzz-mb', '--e2e-mb'], USAGE);
   const at = args.indexOf('--tokenizers');
   const names = at >= 0 ? args[at + 1]!.split(',') : Object.keys(TOKENIZERS);
+  const c = args.indexOf('--corpora');
+  const keys = c >= 0 ? args[c + 1]!.split(',') : CORPORA;
+  const unknown = keys.filter((k) => !CORPORA.includes(k));
+  if (unknown.length) throw new Error(`unknown corpus ${unknown.join(', ')} (known: ${CORPORA.join(', ')})`);
   const fuzzMb = numberFlag(args, '--fuzz-mb', 100);
   const e2eMb = numberFlag(args, '--e2e-mb', 40);
   mkdirSync(join(repoRoot, '.bench'), { recursive: true });
   const e2e = join(repoRoot, '.bench', `e2e-${e2eMb}.jsonl`);
-  if (!existsSync(e2e)) await buildE2eCorpus(e2e, e2eMb);
+  if (keys.includes('e2e') && !existsSync(e2e)) await buildE2eCorpus(e2e, e2eMb);
   const dir = mkdtempSync(join(tmpdir(), 'midpack-sweep-'));
   let total = 0;
   try {
-    const list = corpora(e2e, renderTrajectories(dir), fuzzMb);
+    const list = corpora(e2e, keys.includes('trajectories') ? renderTrajectories(dir) : [], fuzzMb).filter((corpus) => keys.includes(corpus.key));
     for (const name of names) {
       const spec = TOKENIZERS[name];
       if (!spec) throw new Error(`unknown tokenizer ${name} (known: ${Object.keys(TOKENIZERS).join(', ')})`);
