@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileTag, type FileTag } from '../io/file-tag.js';
 import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
 
 /**
@@ -12,7 +13,13 @@ import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type 
  * every worker about 0.8 s of CPU at start, and the main thread about 1 s more (its JSON, and
  * checkFastPipeline); on two cores that start-up competed with the tokenizing. Everything here is
  * a function of the tokenizer.json's bytes alone, so it is kept on disk by their sha256:
- * a later job reads and hashes the file (tens of milliseconds) and reads its tables back.
+ * a later job finds the file's sha256 and reads its tables back.
+ *
+ * The sha256 itself is remembered too (rememberedHash), in `file-sha256-{key}.json` beside the
+ * entries: reading and hashing the 11 MB Qwen3 file took the main thread about 170 ms before
+ * every job's first token. It is used only while the file has the same real path, device,
+ * inode, modification time and size (io/file-tag.ts, the trust model of the inputs' checksums);
+ * any of those changed, the file is read and hashed again. json() always reads and checks it.
  *
  * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
  *
@@ -80,16 +87,13 @@ export function tokenizerPath(spec: string): string {
 
 export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTokenizer {
   const path = tokenizerPath(spec);
-  const bytes = readFileSync(path);
-  const hash = sha256(bytes);
+  const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
   const configPath = join(dirname(path), 'tokenizer_config.json');
   const config = existsSync(configPath) ? (parseJson(configPath, readFileSync(configPath)) as Record<string, unknown>) : {};
-  const json = () => readCheckedJson(path, hash);
-  const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
-  const base = { spec, path, hash, config, json };
-  const hit = dir ? readEntry(dir, hash) : undefined;
+  const { hash, bytes, hit } = hashAndEntry(path, dir, opts.check);
+  const base = { spec, path, hash, config, json: () => readCheckedJson(path, hash) };
   if (hit) return { ...base, parts: hit.parts, fastReason: hit.fastReason, nativeReason: hit.nativeReason, tables: opts.tables ? hit.tables : undefined };
-  const full = parseJson(path, bytes) as TokenizerJson;
+  const full = parseJson(path, bytes!) as TokenizerJson;
   const nativeReason = opts.check ? (checkNativeModel(full) ?? null) : undefined;
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
   const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
@@ -97,6 +101,77 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
+}
+
+/**
+ * The tokenizer.json's sha256 and its prepared entry: on a warm cache from the remembered sha256
+ * (the file not read); else the file read and hashed (its bytes returned, to prepare from), and
+ * its sha256 remembered when `remember` (the main thread: a worker writes nothing). A remembered
+ * sha256 without an entry is not trusted to prepare one: the bytes are hashed.
+ */
+function hashAndEntry(path: string, dir: string | null, remember: boolean): { hash: string; bytes?: Buffer; hit?: Entry } {
+  const known = dir ? rememberedHash(dir, path) : undefined;
+  const knownHit = known ? readEntry(dir!, known) : undefined;
+  if (knownHit) return { hash: known!, hit: knownHit };
+  const before = remember && dir ? fileTag(path) : undefined;
+  const bytes = readFileSync(path);
+  const hash = sha256(bytes);
+  if (before && isSettled(path, before, bytes.length)) rememberHash(dir!, path, before, hash);
+  return { hash, bytes, hit: dir !== null && hash !== known ? readEntry(dir, hash) : undefined };
+}
+
+/**
+ * A file written less than this long ago is not remembered: written again within the same
+ * clock tick (the kernel's coarse clock stamps mtime), it would keep its tag with other bytes.
+ */
+const RECENT_MS = 2000;
+
+/** The file still has the tag it had before it was read, was read whole, and was not written moments ago. */
+function isSettled(path: string, before: FileTag, read: number): boolean {
+  const after = fileTag(path);
+  return !!after && after.tag === before.tag && after.size === read && before.size === read && Date.now() - before.mtimeMs > RECENT_MS;
+}
+
+interface HashRecord {
+  path: string;
+  tag: string;
+  size: number;
+  sha256: string;
+}
+
+/** One record per real path (a changed file's replaces the old one), named by a hash of that path. */
+function hashRecordFile(dir: string, real: string): string {
+  return join(dir, `file-sha256-${sha256(Buffer.from(real)).slice(0, 32)}.json`);
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sha256 remembered for this version of the file (its tag now), or undefined: none, another version's, or not a record. */
+function rememberedHash(dir: string, path: string): string | undefined {
+  const real = realPath(path);
+  const now = real && fileTag(real);
+  if (!now) return undefined;
+  let r: Partial<HashRecord>;
+  try {
+    r = JSON.parse(readFileSync(hashRecordFile(dir, real!), 'utf8')) as Partial<HashRecord>;
+  } catch {
+    return undefined; // absent, unreadable or garbled
+  }
+  const matches = r && r.path === real && r.tag === now.tag && r.size === now.size && typeof r.sha256 === 'string' && /^[0-9a-f]{64}$/.test(r.sha256);
+  return matches ? r.sha256 : undefined;
+}
+
+function rememberHash(dir: string, path: string, tag: FileTag, hash: string): void {
+  const real = realPath(path);
+  if (!real) return;
+  const record: HashRecord = { path: real, tag: tag.tag, size: tag.size, sha256: hash };
+  writeAtomically(dir, hashRecordFile(dir, real), Buffer.from(JSON.stringify(record)));
 }
 
 /** A PreparedTokenizer as one thread hands it to another (a structured clone: no json()). */
@@ -159,15 +234,22 @@ function writeEntry(dir: string, e: Entry): void {
   const pad = (4 - ((4 + head.length) % 4)) % 4;
   const size = Buffer.alloc(4);
   size.writeUInt32LE(head.length);
-  const path = join(dir, entryName(e.hash));
+  writeAtomically(dir, join(dir, entryName(e.hash)), Buffer.concat([size, head, Buffer.alloc(pad), body]));
+}
+
+/** Writes a cache file under a unique name and renames it: concurrent jobs never read half a file. */
+function writeAtomically(dir: string, path: string, bytes: Buffer): void {
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
-    // Written under a unique name and renamed: concurrent jobs never read half a file.
-    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    writeFileSync(tmp, Buffer.concat([size, head, Buffer.alloc(pad), body]));
+    writeFileSync(tmp, bytes);
+  } catch {
+    return; // read-only or missing home: the next job prepares (or hashes) again
+  }
+  try {
     renameSync(tmp, path);
   } catch {
-    // read-only or missing home: the next job prepares again
+    rmSync(tmp, { force: true }); // something in the way: the same, without leaving the copy behind
   }
 }
 
