@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileTag, type FileTag } from '../io/file-tag.js';
+import { nativeBinding } from '../pack/packer.js';
 import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
 
 /**
@@ -24,14 +25,18 @@ import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type 
  * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
  *
  *   u32      header length H
- *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, sha256 } | null }
+ *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, xxh64 } | null }
  *   0-3      zero bytes, so the tables start at a multiple of 4
  *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges]
  *   bytes    tiktoken's ranks text, latin1, ranks_bytes long
  *   bytes    each token's bytes in id order, token_bytes long
  *
  * An entry is used only when its header names this file's sha256 and this version and its tables
- * hash to the recorded sha256; anything else is prepared again. The folder is
+ * hash to the recorded xxh64; anything else is prepared again. The tables' check is the native
+ * core's XXH64, about a millisecond for Qwen3's 6 MB where sha256 took the main thread tens of
+ * milliseconds before every job's first token: it guards against damage, as the sha256 did, and
+ * an entry is trusted no further than the folder it is in. Without the native addon nothing is
+ * cached (each job prepares from the JSON). The folder is
  * $MIDPACK_CACHE_DIR/tokenizer, else $XDG_CACHE_HOME/midpack/tokenizer, else
  * ~/.cache/midpack/tokenizer; MIDPACK_CACHE_DIR=off turns the cache off. A cache that cannot be
  * written costs only the time to prepare again.
@@ -56,7 +61,7 @@ export interface PreparedTokenizer {
 }
 
 /** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
-export const PREPARED_VERSION = 4;
+export const PREPARED_VERSION = 5;
 
 export interface PrepareOptions {
   /** Run checkFastPipeline and checkNativeModel on a cache miss (and then write the entry). A worker skips them: it was told. */
@@ -214,7 +219,7 @@ interface Header {
   parts: TokenizerJson;
   fast_reason: string | null;
   native_reason: string | null;
-  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; sha256: string } | null;
+  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; xxh64: string } | null;
 }
 
 const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
@@ -222,13 +227,15 @@ const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
 function writeEntry(dir: string, e: Entry): void {
   const t = e.tables;
   const body = t ? tableBytes(t) : Buffer.alloc(0);
+  const check = t ? tablesCheck(body) : '';
+  if (check === undefined) return; // no native addon: nothing cached
   const header: Header = {
     version: PREPARED_VERSION,
     sha256: e.hash,
     parts: e.parts,
     fast_reason: e.fastReason,
     native_reason: e.nativeReason,
-    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, sha256: sha256(body) } : null,
+    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, xxh64: check } : null,
   };
   const head = Buffer.from(JSON.stringify(header));
   const pad = (4 - ((4 + head.length) % 4)) % 4;
@@ -277,7 +284,7 @@ function readEntry(dir: string, hash: string): Entry | undefined {
   if (!t) return header.fast_reason === null || header.native_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
   const body = file.subarray(at);
   const intBytes = 4 * (t.tokens + 256 + 3 * t.merges);
-  if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || sha256(body) !== t.sha256) return undefined;
+  if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || tablesCheck(body) !== t.xxh64) return undefined;
   // A copy: the file's buffer need not be 4-byte aligned for the int32 views.
   const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + intBytes));
   entry.tables = {
@@ -295,6 +302,15 @@ function parseJson(path: string, bytes: Buffer): unknown {
     return JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     throw new Error(`${path}: not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** XXH64 of an entry's tables by the native addon, or undefined when it is not built (or predates xxh64). */
+function tablesCheck(body: Uint8Array): string | undefined {
+  try {
+    return nativeBinding().xxh64?.(body);
+  } catch {
+    return undefined;
   }
 }
 

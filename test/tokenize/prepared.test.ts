@@ -8,6 +8,8 @@ import { prepareTokenizer, tokenizerCacheDir, tokenizerPath, PREPARED_VERSION } 
 import { fastTables } from '../../src/tokenize/fast-bpe.js';
 import { MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
+import { nativeBinding } from '../../src/pack/packer.js';
+import xxhash from 'xxhash-wasm';
 import { slow } from '../helpers/tiers.js';
 
 const qwenBytes = () => readFileSync(tokenizerPath('qwen3'));
@@ -182,4 +184,12 @@ test('a garbled or foreign sha256 record is ignored and written again; a file wr
   assert.equal(prepare().hash, qwenHash);
   // Off (the worker's way, to skip the checks a cache miss runs): read and hashed, nothing written anywhere.
   assert.equal(prepare(null, false).hash, qwenHash, 'cache off');
+});
+
+test("an entry's tables are checked by the native XXH64: the same 64 bits as xxhash-wasm's h64, on the Qwen3 file and on short and unaligned tails", async () => {
+  const { h64Raw } = await xxhash();
+  const bytes = qwenBytes();
+  for (const b of [bytes, bytes.subarray(1, 4000), bytes.subarray(3, 3 + 31), bytes.subarray(5, 5 + 7), new Uint8Array(0)]) {
+    assert.equal(nativeBinding().xxh64!(b), h64Raw(new Uint8Array(b)).toString(16).padStart(16, '0'));
+  }
 });
