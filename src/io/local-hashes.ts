@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { fileTag } from './file-tag.js';
 import { readHash, rememberReadHash } from './read-hashes.js';
 import { sha256File } from '../write/files.js';
 
@@ -8,19 +8,9 @@ import { sha256File } from '../write/files.js';
  * need no second read of the inputs. That read ran after the last document, beside the write
  * phase, and took a quarter of the hash thread's work there (100 MB of input against about
  * 300 MB of outputs); hashing as the bytes pass costs the reading thread about 0.6 ms a MB.
- * A file is known by its inode, modification time and size (read-hashes.ts keys remote objects
- * by ETag the same way), so a file written since it was read is hashed again.
+ * A file is known by its inode, modification time and size (file-tag.ts; read-hashes.ts keys
+ * remote objects by ETag the same way), so a file written since it was read is hashed again.
  */
-
-/** What identifies this version of a local file, or undefined when it is not a regular file. */
-function fileTag(path: string): { tag: string; size: number } | undefined {
-  try {
-    const st = statSync(path, { bigint: true });
-    return st.isFile() ? { tag: `${st.dev}:${st.ino}:${st.mtimeNs}`, size: Number(st.size) } : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Passes a local file's bytes through as they are read, hashing them; read to the end (and the

@@ -119,6 +119,8 @@ type NativePackerArgs = [capacity: number, policy: number, slideStride: number, 
 
 interface NativeBinding {
   version(): string;
+  /** XXH64 (seed 0) of the bytes, 16 hex digits: a prepared tokenizer's check (src/tokenize/prepared.ts). */
+  xxh64?(bytes: Uint8Array): string;
   cutUnits(capacity: number, policy: number, slideStride: number, lengths: Uint32Array): { unitLength: Uint32Array; unitDoc: Uint32Array; stats: PackerStats };
   /** The masking segments of a text (native/include/segments.hpp; src/stages/mask/segments.ts). */
   lineSegments(text: string, specials: Uint32Array | undefined, minChars: number, distinct: boolean): Uint32Array;

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileTag, type FileTag } from '../io/file-tag.js';
+import { nativeBinding } from '../pack/packer.js';
 import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
 
 /**
@@ -12,19 +14,29 @@ import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type 
  * every worker about 0.8 s of CPU at start, and the main thread about 1 s more (its JSON, and
  * checkFastPipeline); on two cores that start-up competed with the tokenizing. Everything here is
  * a function of the tokenizer.json's bytes alone, so it is kept on disk by their sha256:
- * a later job reads and hashes the file (tens of milliseconds) and reads its tables back.
+ * a later job finds the file's sha256 and reads its tables back.
+ *
+ * The sha256 itself is remembered too (rememberedHash), in `file-sha256-{key}.json` beside the
+ * entries: reading and hashing the 11 MB Qwen3 file took the main thread about 170 ms before
+ * every job's first token. It is used only while the file has the same real path, device,
+ * inode, modification time and size (io/file-tag.ts, the trust model of the inputs' checksums);
+ * any of those changed, the file is read and hashed again. json() always reads and checks it.
  *
  * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
  *
  *   u32      header length H
- *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, sha256 } | null }
+ *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, xxh64 } | null }
  *   0-3      zero bytes, so the tables start at a multiple of 4
  *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges]
  *   bytes    tiktoken's ranks text, latin1, ranks_bytes long
  *   bytes    each token's bytes in id order, token_bytes long
  *
  * An entry is used only when its header names this file's sha256 and this version and its tables
- * hash to the recorded sha256; anything else is prepared again. The folder is
+ * hash to the recorded xxh64; anything else is prepared again. The tables' check is the native
+ * core's XXH64, about a millisecond for Qwen3's 6 MB where sha256 took the main thread tens of
+ * milliseconds before every job's first token: it guards against damage, as the sha256 did, and
+ * an entry is trusted no further than the folder it is in. Without the native addon nothing is
+ * cached (each job prepares from the JSON). The folder is
  * $MIDPACK_CACHE_DIR/tokenizer, else $XDG_CACHE_HOME/midpack/tokenizer, else
  * ~/.cache/midpack/tokenizer; MIDPACK_CACHE_DIR=off turns the cache off. A cache that cannot be
  * written costs only the time to prepare again.
@@ -49,7 +61,7 @@ export interface PreparedTokenizer {
 }
 
 /** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
-export const PREPARED_VERSION = 4;
+export const PREPARED_VERSION = 5;
 
 export interface PrepareOptions {
   /** Run checkFastPipeline and checkNativeModel on a cache miss (and then write the entry). A worker skips them: it was told. */
@@ -80,16 +92,13 @@ export function tokenizerPath(spec: string): string {
 
 export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTokenizer {
   const path = tokenizerPath(spec);
-  const bytes = readFileSync(path);
-  const hash = sha256(bytes);
+  const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
   const configPath = join(dirname(path), 'tokenizer_config.json');
   const config = existsSync(configPath) ? (parseJson(configPath, readFileSync(configPath)) as Record<string, unknown>) : {};
-  const json = () => readCheckedJson(path, hash);
-  const dir = opts.dir === undefined ? tokenizerCacheDir() : opts.dir;
-  const base = { spec, path, hash, config, json };
-  const hit = dir ? readEntry(dir, hash) : undefined;
+  const { hash, bytes, hit } = hashAndEntry(path, dir, opts.check);
+  const base = { spec, path, hash, config, json: () => readCheckedJson(path, hash) };
   if (hit) return { ...base, parts: hit.parts, fastReason: hit.fastReason, nativeReason: hit.nativeReason, tables: opts.tables ? hit.tables : undefined };
-  const full = parseJson(path, bytes) as TokenizerJson;
+  const full = parseJson(path, bytes!) as TokenizerJson;
   const nativeReason = opts.check ? (checkNativeModel(full) ?? null) : undefined;
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
   const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
@@ -97,6 +106,77 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
+}
+
+/**
+ * The tokenizer.json's sha256 and its prepared entry: on a warm cache from the remembered sha256
+ * (the file not read); else the file read and hashed (its bytes returned, to prepare from), and
+ * its sha256 remembered when `remember` (the main thread: a worker writes nothing). A remembered
+ * sha256 without an entry is not trusted to prepare one: the bytes are hashed.
+ */
+function hashAndEntry(path: string, dir: string | null, remember: boolean): { hash: string; bytes?: Buffer; hit?: Entry } {
+  const known = dir ? rememberedHash(dir, path) : undefined;
+  const knownHit = known ? readEntry(dir!, known) : undefined;
+  if (knownHit) return { hash: known!, hit: knownHit };
+  const before = remember && dir ? fileTag(path) : undefined;
+  const bytes = readFileSync(path);
+  const hash = sha256(bytes);
+  if (before && isSettled(path, before, bytes.length)) rememberHash(dir!, path, before, hash);
+  return { hash, bytes, hit: dir !== null && hash !== known ? readEntry(dir, hash) : undefined };
+}
+
+/**
+ * A file written less than this long ago is not remembered: written again within the same
+ * clock tick (the kernel's coarse clock stamps mtime), it would keep its tag with other bytes.
+ */
+const RECENT_MS = 2000;
+
+/** The file still has the tag it had before it was read, was read whole, and was not written moments ago. */
+function isSettled(path: string, before: FileTag, read: number): boolean {
+  const after = fileTag(path);
+  return !!after && after.tag === before.tag && after.size === read && before.size === read && Date.now() - before.mtimeMs > RECENT_MS;
+}
+
+interface HashRecord {
+  path: string;
+  tag: string;
+  size: number;
+  sha256: string;
+}
+
+/** One record per real path (a changed file's replaces the old one), named by a hash of that path. */
+function hashRecordFile(dir: string, real: string): string {
+  return join(dir, `file-sha256-${sha256(Buffer.from(real)).slice(0, 32)}.json`);
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sha256 remembered for this version of the file (its tag now), or undefined: none, another version's, or not a record. */
+function rememberedHash(dir: string, path: string): string | undefined {
+  const real = realPath(path);
+  const now = real && fileTag(real);
+  if (!now) return undefined;
+  let r: Partial<HashRecord>;
+  try {
+    r = JSON.parse(readFileSync(hashRecordFile(dir, real!), 'utf8')) as Partial<HashRecord>;
+  } catch {
+    return undefined; // absent, unreadable or garbled
+  }
+  const matches = r && r.path === real && r.tag === now.tag && r.size === now.size && typeof r.sha256 === 'string' && /^[0-9a-f]{64}$/.test(r.sha256);
+  return matches ? r.sha256 : undefined;
+}
+
+function rememberHash(dir: string, path: string, tag: FileTag, hash: string): void {
+  const real = realPath(path);
+  if (!real) return;
+  const record: HashRecord = { path: real, tag: tag.tag, size: tag.size, sha256: hash };
+  writeAtomically(dir, hashRecordFile(dir, real), Buffer.from(JSON.stringify(record)));
 }
 
 /** A PreparedTokenizer as one thread hands it to another (a structured clone: no json()). */
@@ -139,7 +219,7 @@ interface Header {
   parts: TokenizerJson;
   fast_reason: string | null;
   native_reason: string | null;
-  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; sha256: string } | null;
+  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; xxh64: string } | null;
 }
 
 const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
@@ -147,27 +227,36 @@ const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
 function writeEntry(dir: string, e: Entry): void {
   const t = e.tables;
   const body = t ? tableBytes(t) : Buffer.alloc(0);
+  const check = t ? tablesCheck(body) : '';
+  if (check === undefined) return; // no native addon: nothing cached
   const header: Header = {
     version: PREPARED_VERSION,
     sha256: e.hash,
     parts: e.parts,
     fast_reason: e.fastReason,
     native_reason: e.nativeReason,
-    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, sha256: sha256(body) } : null,
+    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, xxh64: check } : null,
   };
   const head = Buffer.from(JSON.stringify(header));
   const pad = (4 - ((4 + head.length) % 4)) % 4;
   const size = Buffer.alloc(4);
   size.writeUInt32LE(head.length);
-  const path = join(dir, entryName(e.hash));
+  writeAtomically(dir, join(dir, entryName(e.hash)), Buffer.concat([size, head, Buffer.alloc(pad), body]));
+}
+
+/** Writes a cache file under a unique name and renames it: concurrent jobs never read half a file. */
+function writeAtomically(dir: string, path: string, bytes: Buffer): void {
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
-    // Written under a unique name and renamed: concurrent jobs never read half a file.
-    const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    writeFileSync(tmp, Buffer.concat([size, head, Buffer.alloc(pad), body]));
+    writeFileSync(tmp, bytes);
+  } catch {
+    return; // read-only or missing home: the next job prepares (or hashes) again
+  }
+  try {
     renameSync(tmp, path);
   } catch {
-    // read-only or missing home: the next job prepares again
+    rmSync(tmp, { force: true }); // something in the way: the same, without leaving the copy behind
   }
 }
 
@@ -195,7 +284,7 @@ function readEntry(dir: string, hash: string): Entry | undefined {
   if (!t) return header.fast_reason === null || header.native_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
   const body = file.subarray(at);
   const intBytes = 4 * (t.tokens + 256 + 3 * t.merges);
-  if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || sha256(body) !== t.sha256) return undefined;
+  if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || tablesCheck(body) !== t.xxh64) return undefined;
   // A copy: the file's buffer need not be 4-byte aligned for the int32 views.
   const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + intBytes));
   entry.tables = {
@@ -213,6 +302,15 @@ function parseJson(path: string, bytes: Buffer): unknown {
     return JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     throw new Error(`${path}: not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** XXH64 of an entry's tables by the native addon, or undefined when it is not built (or predates xxh64). */
+function tablesCheck(body: Uint8Array): string | undefined {
+  try {
+    return nativeBinding().xxh64?.(body);
+  } catch {
+    return undefined;
   }
 }
 
