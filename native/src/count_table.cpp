@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace midpack {
 namespace {
 
@@ -83,6 +87,33 @@ void sortedSlots(const CountTable& table, std::vector<uint32_t>& out) {
   out.resize(keyed.size());
   for (size_t k = 0; k < keyed.size(); k++) out[k] = keyed[k].second;
 }
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_DONTFORK)
+constexpr size_t HUGE_PAGE = size_t(2) << 20;
+
+uint32_t* mapTableWords(size_t bytes) {
+  if (bytes == 0 || bytes % HUGE_PAGE != 0) return nullptr;
+  // A huge page must start at a multiple of 2 MB: a mapping 2 MB longer, trimmed to the aligned part.
+  void* raw = mmap(nullptr, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t start = (at + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  if (start > at) munmap(raw, start - at);
+  if (at + HUGE_PAGE > start) munmap(reinterpret_cast<void*>(start + bytes), at + HUGE_PAGE - start);
+  void* words = reinterpret_cast<void*>(start);
+  // Advice: where the kernel refuses it, the table works as in any memory.
+  madvise(words, bytes, MADV_HUGEPAGE);
+  madvise(words, bytes, MADV_DONTFORK);
+  return static_cast<uint32_t*>(words);
+}
+
+void unmapTableWords(uint32_t* words, size_t bytes) {
+  if (words) munmap(words, bytes);
+}
+#else
+uint32_t* mapTableWords(size_t) { return nullptr; }
+void unmapTableWords(uint32_t*, size_t) {}
+#endif
 
 void keyOrderRecords(const CountTable& table, std::vector<uint32_t>& out) {
   std::vector<uint32_t> slots;
