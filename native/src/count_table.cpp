@@ -74,18 +74,40 @@ void moveEntries(const CountTable& from, CountTable& to) {
   }
 }
 
-void sortedSlots(const CountTable& table, std::vector<uint32_t>& out) {
+namespace {
+
+// The occupied slots' keys (high half, then low half, as one number) in order, each beside
+// `second(slot)`. Keys are distinct, so the order is total.
+template <typename Second>
+std::vector<std::pair<uint64_t, uint32_t>> keysInOrder(const CountTable& table, Second second) {
   std::vector<std::pair<uint64_t, uint32_t>> keyed;
   keyed.reserve(table.size);
   const size_t slots = size_t(table.mask) + 1;
   for (size_t s = 0; s < slots; s++) {
     const uint32_t* w = slotAt(table, uint32_t(s));
-    if (w[GEN] == table.generation) keyed.emplace_back(uint64_t(w[HI]) << 32 | w[LO], uint32_t(s));
+    if (w[GEN] == table.generation) keyed.emplace_back(uint64_t(w[HI]) << 32 | w[LO], second(uint32_t(s), w));
   }
-  // Keys are distinct, so the order is total.
   std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return keyed;
+}
+
+}  // namespace
+
+void sortedSlots(const CountTable& table, std::vector<uint32_t>& out) {
+  const auto keyed = keysInOrder(table, [](uint32_t slot, const uint32_t*) { return slot; });
   out.resize(keyed.size());
   for (size_t k = 0; k < keyed.size(); k++) out[k] = keyed[k].second;
+}
+
+void keyOrderRecords(const CountTable& table, std::vector<uint32_t>& out) {
+  // Each value sorted beside its key: the table (far larger than the cache) is not read again slot by slot.
+  const auto keyed = keysInOrder(table, [](uint32_t, const uint32_t* w) { return w[VAL]; });
+  out.resize(3 * keyed.size());
+  for (size_t k = 0; k < keyed.size(); k++) {
+    out[3 * k] = uint32_t(keyed[k].first);
+    out[3 * k + 1] = uint32_t(keyed[k].first >> 32);
+    out[3 * k + 2] = keyed[k].second;
+  }
 }
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_DONTFORK)
@@ -114,17 +136,5 @@ void unmapTableWords(uint32_t* words, size_t bytes) {
 uint32_t* mapTableWords(size_t) { return nullptr; }
 void unmapTableWords(uint32_t*, size_t) {}
 #endif
-
-void keyOrderRecords(const CountTable& table, std::vector<uint32_t>& out) {
-  std::vector<uint32_t> slots;
-  sortedSlots(table, slots);
-  out.resize(3 * slots.size());
-  for (size_t k = 0; k < slots.size(); k++) {
-    const uint32_t* w = slotAt(table, slots[k]);
-    out[3 * k] = w[LO];
-    out[3 * k + 1] = w[HI];
-    out[3 * k + 2] = w[VAL];
-  }
-}
 
 }  // namespace midpack
