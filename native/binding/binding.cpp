@@ -791,6 +791,34 @@ Napi::Value CountTableInKeyOrder(const Napi::CallbackInfo& info) {
   return copyOut(env, out);
 }
 
+// countTableWords(slots) -> Uint32Array of 4 * slots zero words in memory of its own
+// (mapTableWords, count_table.hpp), unmapped when the array is collected; undefined where there is
+// none (a table under 2 MB, another system, a runtime without external buffers).
+Napi::Value CountTableWords(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "countTableWords(slots: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const double slots = info[0].As<Napi::Number>().DoubleValue();
+  if (!(slots >= 1 && slots <= double(size_t(1) << 31))) return env.Undefined();
+  const size_t bytes = size_t(slots) * 4 * sizeof(uint32_t);
+  uint32_t* words = midpack::mapTableWords(bytes);
+  if (!words) return env.Undefined();
+  auto buffer = Napi::ArrayBuffer::New(env, words, bytes, [bytes](Napi::Env env, void* data) {
+    midpack::unmapTableWords(static_cast<uint32_t*>(data), bytes);
+    Napi::MemoryManagement::AdjustExternalMemory(env, -int64_t(bytes));
+  });
+  if (env.IsExceptionPending()) {
+    env.GetAndClearPendingException();
+    midpack::unmapTableWords(words, bytes);
+    return env.Undefined();
+  }
+  // Counted as the runtime's own buffers are, so a table let go of (grown, or counting done) is collected as soon.
+  Napi::MemoryManagement::AdjustExternalMemory(env, int64_t(bytes));
+  return Napi::Uint32Array::New(env, bytes / sizeof(uint32_t), buffer, 0);
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 // xxh64(bytes: Uint8Array): XXH64 (seed 0) of the bytes as 16 hex digits, the check of a prepared
@@ -840,6 +868,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("countTableMove", Napi::Function::New(env, CountTableMove));
   exports.Set("countTableSorted", Napi::Function::New(env, CountTableInKeyOrder<midpack::sortedSlots>));
   exports.Set("countTableRecords", Napi::Function::New(env, CountTableInKeyOrder<midpack::keyOrderRecords>));
+  exports.Set("countTableWords", Napi::Function::New(env, CountTableWords));
   return exports;
 }
 

@@ -41,6 +41,16 @@ void moveEntries(const CountTable& from, CountTable& to);
 // The occupied slots in key order (high half, then low half, as unsigned numbers).
 void sortedSlots(const CountTable& table, std::vector<uint32_t>& out);
 
+// Memory of its own for a large count table's `bytes` (a multiple of 2 MB), zeroed: an anonymous
+// mapping in 2 MB pages where the kernel gives them (MADV_HUGEPAGE), left out of forked children
+// (MADV_DONTFORK). The table is probed at random, so in 4 KB pages each page of a fresh table
+// took a page fault (two: read, then written) and nearly each probe a TLB miss; and after every
+// fork of the process (a worker's git) each page written took a write fault again, as the fork
+// had made it copy-on-write. A child never reads the table: it runs git. nullptr where the
+// system has no such mapping (the caller allocates as before). Freed with unmapTableWords.
+uint32_t* mapTableWords(size_t bytes);
+void unmapTableWords(uint32_t* words, size_t bytes);
+
 // The entries in key order as three words each: key low half, key high half, value (on a
 // little-endian host, the counts file's 12-byte records: src/stages/mask/counts-file.ts).
 void keyOrderRecords(const CountTable& table, std::vector<uint32_t>& out);

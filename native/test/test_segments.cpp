@@ -15,6 +15,11 @@
 #include "json_text.hpp"
 #include "segments.hpp"
 
+#if defined(__linux__)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
 using midpack::LineSegmenter;
 
 static uint64_t hashOf(const std::string& s) { return midpack::xxh64(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
@@ -207,6 +212,34 @@ static void testCountTable(std::mt19937_64& rng, size_t iterations) {
   }
 }
 
+// A large table's own memory (Linux): 2 MB-aligned, zeroed, its words kept across a fork (the
+// child, which never reads them, exits); no mapping for a size that is not whole 2 MB pages.
+static void testTableMemory() {
+  const size_t hugePage = size_t(2) << 20;
+  CHECK(midpack::mapTableWords(hugePage + 4096) == nullptr && midpack::mapTableWords(0) == nullptr, "only whole 2 MB pages");
+#if defined(__linux__)
+  for (const size_t bytes : {hugePage, 3 * hugePage}) {
+    uint32_t* words = midpack::mapTableWords(bytes);
+    CHECK(words != nullptr, "a mapping of %zu bytes", bytes);
+    if (!words) continue;
+    const size_t n = bytes / sizeof(uint32_t);
+    const auto wordAt = [](size_t i) { return uint32_t(i * 2654435761u); };
+    CHECK(reinterpret_cast<uintptr_t>(words) % hugePage == 0, "2 MB-aligned");
+    CHECK(std::all_of(words, words + n, [](uint32_t w) { return w == 0; }), "zeroed");
+    for (size_t i = 0; i < n; i++) words[i] = wordAt(i);
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0, "a forked child runs");
+    for (size_t i = 0; i < n; i += 1021) words[i]++;
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) wrong += words[i] != wordAt(i) + (i % 1021 == 0 ? 1 : 0);
+    CHECK(wrong == 0, "%zu words differ from those written before the fork and after", wrong);
+    midpack::unmapTableWords(words, bytes);
+  }
+#endif
+}
+
 int main(int argc, char** argv) {
   size_t iterations = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 500;
   uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 12345;
@@ -218,6 +251,7 @@ int main(int argc, char** argv) {
   testJsonStringUnits();
   fuzz(rng, iterations);
   testCountTable(rng, iterations / 10 + 1);
+  testTableMemory();
   if (failures) return 1;
   std::printf("test_segments: ok (%zu random texts)\n", iterations);
   return 0;

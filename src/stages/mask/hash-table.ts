@@ -15,6 +15,7 @@ interface CountTableCore {
   countTableMove?(from: Uint32Array, fromGeneration: number, to: Uint32Array): number;
   countTableSorted?(words: Uint32Array, generation: number, size: number): Uint32Array;
   countTableRecords?(words: Uint32Array, generation: number, size: number): Uint32Array;
+  countTableWords?(slots: number): Uint32Array | undefined;
 }
 
 const core = (): CountTableCore => nativeBinding() as unknown as CountTableCore;
@@ -23,6 +24,20 @@ const core = (): CountTableCore => nativeBinding() as unknown as CountTableCore;
 export interface CountedKeys {
   stoppedAt: number;
   candidates: Uint32Array;
+}
+
+/** Tables this large (2 MB) and up get memory of their own (tableWords). */
+const OWN_MEMORY_SLOTS = 2 ** 17;
+
+/**
+ * A table's words, zeroed. A large table's from the native core (countTableWords): in 2 MB pages
+ * and left out of forked children. Probes land at random, so in 4 KB pages each page of a fresh
+ * table took page faults and nearly every probe a TLB miss, and after each fork of the process
+ * (the prepare workers' git) every page written took a copy-on-write fault again: on bench:run's
+ * full corpus more of the main thread's CPU than the counting itself. The words are the same.
+ */
+function tableWords(slots: number): Uint32Array {
+  return (slots >= OWN_MEMORY_SLOTS ? core().countTableWords?.(slots) : undefined) ?? new Uint32Array(slots * 4);
 }
 
 const GEN = 0;
@@ -43,7 +58,7 @@ export class HashTable {
     private readonly growable = false,
   ) {
     const cap = 2 ** Math.max(4, Math.ceil(Math.log2(Math.max(1, capacity))));
-    this.words = new Uint32Array(cap * 4);
+    this.words = tableWords(cap);
     this.mask = cap - 1;
   }
 
@@ -195,7 +210,7 @@ export class HashTable {
    */
   resize(capacity: number): void {
     const { words, generation } = this;
-    const w = (this.words = new Uint32Array(capacity * 4));
+    const w = (this.words = tableWords(capacity));
     const mask = (this.mask = capacity - 1);
     this.generation = 1;
     const native = core().countTableMove;

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Doc, Span } from '../../../src/doc/document.js';
 import { collect, defaultContext, fromArray } from '../../../src/core/stage.js';
@@ -338,7 +339,7 @@ test('HashTable sorts its keys as unsigned 64-bit numbers and grows without losi
 /** `body` run with the native core's count-table loops taken from the addon: HashTable's JavaScript loops. */
 async function withoutNativeCountTable<T>(body: () => Promise<T> | T): Promise<T> {
   const binding = nativeBinding() as unknown as Record<string, unknown>;
-  const names = ['countTableKeys', 'countTableMove', 'countTableSorted', 'countTableRecords'];
+  const names = ['countTableKeys', 'countTableMove', 'countTableSorted', 'countTableRecords', 'countTableWords'];
   const saved = names.map((n) => binding[n]);
   assert.ok(saved.every((f) => typeof f === 'function'), 'the addon has the count-table loops');
   for (const n of names) delete binding[n];
@@ -350,12 +351,34 @@ async function withoutNativeCountTable<T>(body: () => Promise<T> | T): Promise<T
 }
 
 test('the native count table gives the JavaScript loops\' counts files byte for byte: in memory, spilling, and growing', async () => {
-  const options = [{ samples: 50 }, { samples: 50, memoryMb: 0.01, fanIn: 3 }, { samples: 3, memoryMb: 2 }];
+  // memoryMb 64: a table of 2^20 slots, in memory of its own (countTableWords).
+  const options = [{ samples: 50 }, { samples: 50, memoryMb: 0.01, fanIn: 3 }, { samples: 3, memoryMb: 2 }, { samples: 50, memoryMb: 64 }];
   for (const [k, o] of options.entries()) {
     const native = await countTo(corpus, `native-${k}.counts`, o);
     const js = await withoutNativeCountTable(() => countTo(corpus, `js-${k}.counts`, o));
     assert.ok(readFileSync(native).equals(readFileSync(js)), `options ${JSON.stringify(o)}: the same bytes`);
   }
+});
+
+test('a large HashTable in memory of its own (countTableWords): zeroed, 2 MB pages, its counts kept across a child process and the same as in plain memory', async () => {
+  const words = (nativeBinding() as unknown as { countTableWords(slots: number): Uint32Array | undefined }).countTableWords;
+  assert.equal(words(2 ** 16), undefined, 'a table under 2 MB: plain memory');
+  if (process.platform === 'linux') assert.equal(words(2 ** 17)?.length, 2 ** 19);
+  const found = corpus.flatMap((d) => [...documentSegments(d, loadSegmenter(segmentParams()))]);
+  const run = () => {
+    const t = new HashTable(2 ** 17);
+    for (let pass = 0; pass < 3; pass++) {
+      t.countKeys(Uint32Array.from(found), 0, found.length, 4, t.capacity / 2, 1);
+      // A child forked between counts (as a prepare worker's git is): it runs, and the table keeps its counts.
+      assert.equal(spawnSync('true').status, 0);
+    }
+    t.resize(2 ** 18);
+    return [...t.records()];
+  };
+  const own = run();
+  const plain = await withoutNativeCountTable(run);
+  assert.ok(own.length > 3 * 5000, 'thousands of keys');
+  assert.deepEqual(own, plain);
 });
 
 test('HashTable.countKeys stops where the table must grow, with the same candidates, slots and order natively as in JavaScript', async () => {
