@@ -63,7 +63,8 @@ class NativeChild extends EventEmitter {
   constructor(start: NonNullable<NativeBinding['spawnProcess']>, cmd: string, args: readonly string[], opts: SpawnOptions) {
     super();
     const stdio = opts.stdio ?? ['pipe', 'pipe', 'pipe'];
-    const env = opts.env && Object.entries(opts.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
+    // process.env, not environ, when none is given: a worker thread has a copy of its own, as child_process uses.
+    const env = Object.entries(opts.env ?? process.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
     const r = start(cmd, [cmd, ...args], opts.cwd ?? '', env, stdio.map((s) => MODES[s]), (code, signal) => this.onExit(code, signalName(signal)));
     const [inFd, outFd, errFd] = r.fds as [number, number, number];
     this.stdin = inFd >= 0 ? new Socket({ fd: inFd, readable: false, writable: true }) : discardingWritable();

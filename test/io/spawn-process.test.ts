@@ -137,8 +137,9 @@ test('works in a worker thread', async () => {
   const module = new URL('../../src/io/spawn-process.js', import.meta.url).href;
   const code = `
     const { parentPort } = require('node:worker_threads');
+    process.env.MIDPACK_WORKER_ENV = 'set in the worker';
     import(${JSON.stringify(module)}).then(({ spawnProcess }) => {
-      const p = spawnProcess('git', ['--version']);
+      const p = spawnProcess('sh', ['-c', 'git --version; echo "$MIDPACK_WORKER_ENV"']);
       let out = '';
       p.stdout.on('data', (d) => (out += d));
       p.stdin.end();
@@ -148,5 +149,5 @@ test('works in a worker thread', async () => {
   const got = await new Promise<{ code: number; out: string }>((resolve, reject) => worker.once('message', resolve).once('error', reject));
   await worker.terminate();
   assert.equal(got.code, 0);
-  assert.match(got.out, /^git version /);
+  assert.match(got.out, /^git version .*\nset in the worker\n$/);
 });

@@ -65,8 +65,9 @@ export interface EditsPiece {
   commits?: [number, number];
   /**
    * The piece's rev-list lines (`--reverse --parents`, its commits' places in order), listed once
-   * by the planner: a piece's walk then starts no rev-list of its own (a spawn forks the worker's
-   * whole process, tens of ms of CPU at a run's RSS).
+   * by the planner: a piece's walk then starts no rev-list of its own (a git process less; with
+   * child_process's spawn, MIDPACK_SPAWN=node, a fork of the worker's whole process, tens of ms of
+   * CPU at a run's RSS).
    */
   revList?: string[];
 }
