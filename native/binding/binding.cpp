@@ -16,6 +16,7 @@
 #include <vector>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "bpe_tokenizer.hpp"
 #include "count_table.hpp"
@@ -26,6 +27,7 @@
 #include "planner.hpp"
 #include "segments.hpp"
 #include "shared_core.hpp"
+#include "spawn_process.hpp"
 
 namespace {
 
@@ -819,6 +821,55 @@ Napi::Value CountTableWords(const Napi::CallbackInfo& info) {
   return Napi::Uint32Array::New(env, bytes / sizeof(uint32_t), buffer, 0);
 }
 
+static std::vector<std::string> stringsOf(const Napi::Array& a) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < a.Length(); ++i) out.push_back(a.Get(i).As<Napi::String>().Utf8Value());
+  return out;
+}
+
+// The child's end reported on the JavaScript thread that started it (a worker's too): a thread
+// per child waits in waitpid (libuv's SIGCHLD handler reaps only its own children) and hands the
+// status over by a thread-safe function, which keeps the event loop alive until then, as a
+// running child of child_process does.
+static void waitInThread(Napi::Env env, pid_t pid, Napi::Function onExit) {
+  auto tsfn = Napi::ThreadSafeFunction::New(env, onExit, "midpack:spawnWait", 0, 1);
+  std::thread([pid, tsfn]() mutable {
+    midpack::ExitStatus status = midpack::waitForExit(pid);
+    tsfn.BlockingCall([status](Napi::Env env, Napi::Function fn) {
+      fn.Call({status.signal ? env.Null() : Napi::Number::New(env, status.code), Napi::Number::New(env, status.signal)});
+    });
+    tsfn.Release();
+  }).detach();
+}
+
+// spawnProcess(file, argv: string[], cwd: string ('' for the parent's), env: string[] | undefined,
+// stdio: number[3] (0 pipe, 1 /dev/null, 2 inherit), onExit(code | null, signal)):
+// { error: errno (0 when started), pid, fds: the parent's pipe ends (-1 where not a pipe) }.
+Napi::Value SpawnProcess(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 6 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsString() || !info[4].IsArray() || !info[5].IsFunction()) {
+    Napi::TypeError::New(env, "spawnProcess expects (file, argv[], cwd, env[] | undefined, stdio[3], onExit)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  midpack::SpawnRequest request;
+  request.file = info[0].As<Napi::String>().Utf8Value();
+  request.argv = stringsOf(info[1].As<Napi::Array>());
+  request.cwd = info[2].As<Napi::String>().Utf8Value();
+  request.hasEnv = info[3].IsArray();
+  if (request.hasEnv) request.env = stringsOf(info[3].As<Napi::Array>());
+  auto stdio = info[4].As<Napi::Array>();
+  for (uint32_t i = 0; i < 3; ++i) request.stdio[i] = static_cast<midpack::StdioMode>(stdio.Get(i).As<Napi::Number>().Int32Value());
+  midpack::SpawnResult result = midpack::spawnProcess(request);
+  if (result.error == 0) waitInThread(env, result.pid, info[5].As<Napi::Function>());
+  auto out = Napi::Object::New(env);
+  out.Set("error", result.error);
+  out.Set("pid", static_cast<double>(result.pid));
+  auto fds = Napi::Array::New(env, 3);
+  for (uint32_t i = 0; i < 3; ++i) fds.Set(i, result.fds[i]);
+  out.Set("fds", fds);
+  return out;
+}
+
 Napi::Value Version(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), midpack::version()); }
 
 // xxh64(bytes: Uint8Array): XXH64 (seed 0) of the bytes as 16 hex digits, the check of a prepared
@@ -867,6 +918,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("countTableKeys", Napi::Function::New(env, CountTableKeys));
   exports.Set("countTableMove", Napi::Function::New(env, CountTableMove));
   exports.Set("countTableSorted", Napi::Function::New(env, CountTableInKeyOrder<midpack::sortedSlots>));
+  exports.Set("spawnProcess", Napi::Function::New(env, SpawnProcess));
   exports.Set("countTableRecords", Napi::Function::New(env, CountTableInKeyOrder<midpack::keyOrderRecords>));
   exports.Set("countTableWords", Napi::Function::New(env, CountTableWords));
   return exports;

@@ -36,6 +36,10 @@ splitters_build=$!
   -fno-sanitize-recover=all -Wall -Wextra -Werror \
   -I"$here/include" "$here/src/header_lines.cpp" "$here/src/segments.cpp" "$here/test/test_header_lines.cpp" -o "$out/test_header_lines" &
 header_lines_build=$!
+"${CXX:-g++}" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+  -fno-sanitize-recover=all -Wall -Wextra -Werror \
+  -I"$here/include" "$here/src/spawn_process.cpp" "$here/test/test_spawn_process.cpp" -o "$out/test_spawn_process" &
+spawn_process_build=$!
 built=0
 wait "$packer_build" || built=1
 wait "$planner_build" || built=1
@@ -43,6 +47,7 @@ wait "$segments_build" || built=1
 wait "$tokenizer_build" || built=1
 wait "$splitters_build" || built=1
 wait "$header_lines_build" || built=1
+wait "$spawn_process_build" || built=1
 [[ $built == 0 ]] || { echo "native/scripts/test.sh: a test program did not compile" >&2; exit 1; }
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$out/test_packer" "$iters" "$seed"
@@ -56,3 +61,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   "$out/test_splitters"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$out/test_header_lines" "$((iters * 10))" "$seed"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$out/test_spawn_process"

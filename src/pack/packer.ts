@@ -117,7 +117,7 @@ export function checkBatch(batch: DocBatch): void {
 /** The native packer's constructor arguments; the planner takes the same, then its own. */
 type NativePackerArgs = [capacity: number, policy: number, slideStride: number, windowUnits: number, maxOpenBins: number, maxHeldUnits: number];
 
-interface NativeBinding {
+export interface NativeBinding {
   version(): string;
   /** XXH64 (seed 0) of the bytes, 16 hex digits: a prepared tokenizer's check (src/tokenize/prepared.ts). */
   xxh64?(bytes: Uint8Array): string;
@@ -134,6 +134,8 @@ interface NativeBinding {
   jsonTextSlice?(line: Uint8Array, key: string, start: number, end: number, cursor: Float64Array): string | undefined;
   /** lineSegments of the text of the JSON string literal line[from, to), its length and well-formedness in info[0], info[1]; undefined when the line must be parsed (src/job/mask-lines.ts). */
   jsonTextSegments?(line: Uint8Array, from: number, to: number, specials: Uint32Array | undefined, minChars: number, info: Float64Array): Uint32Array | undefined;
+  /** Starts a program by posix_spawnp, without copying this process's memory (native/include/spawn_process.hpp; src/io/spawn-process.ts). */
+  spawnProcess?(file: string, argv: string[], cwd: string, env: string[] | undefined, stdio: number[], onExit: (code: number | null, signal: number) => void): { error: number; pid: number; fds: number[] };
   /** The native tokenizer core (native/include/bpe_tokenizer.hpp; src/tokenize/native-bpe.ts). */
   NativeTokenizer: new (
     byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,

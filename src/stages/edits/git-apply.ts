@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnProcess } from '../../io/spawn-process.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,7 +28,7 @@ interface Place {
 
 function runGit(place: Place, args: string[], input: string): Promise<{ ok: boolean; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn('git', [...place.args, ...args], { cwd: place.cwd, env: place.env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const p = spawnProcess('git', [...place.args, ...args], { cwd: place.cwd, env: place.env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     p.on('error', reject);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnProcess, type SpawnedProcess } from '../../io/spawn-process.js';
 import { fileHeaderNames } from './git-diff.js';
 
 /**
@@ -109,7 +109,7 @@ interface Asked {
  * line. An output over `maxBytes` is not kept (undefined), so memory is bounded by the cap.
  */
 class MarkedOutputs {
-  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly proc: SpawnedProcess;
   /** Asked, in order; the first is the one whose output is being read. */
   private readonly asked: Asked[] = [];
   private cur: Buffer[] = [];
@@ -127,7 +127,7 @@ class MarkedOutputs {
     args: readonly string[],
     private readonly maxBytes: number,
   ) {
-    this.proc = spawn('git', ['-C', dir, '-c', 'core.quotePath=false', 'diff-tree', '--stdin', ...args]);
+    this.proc = spawnProcess('git', ['-C', dir, '-c', 'core.quotePath=false', 'diff-tree', '--stdin', ...args]);
     this.proc.stdout.on('data', (d: Buffer) => this.take(d));
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr = (this.stderr + d).slice(-4000)));
     const fail = (e: Error) => {

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnProcess, type SpawnedProcess } from '../../io/spawn-process.js';
 import { createInterface } from 'node:readline';
 
 /** Small, bounded access to a git repository: one long-running `cat-file` and short commands. */
 export function git(dir: string, args: string[], maxBytes = 256 << 20): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const p = spawn('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawnProcess('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
@@ -25,7 +25,7 @@ export function git(dir: string, args: string[], maxBytes = 256 << 20): Promise<
 
 /** Streams the lines of a git command's output (rev-list over a long history stays bounded). */
 export async function* gitLines(dir: string, args: string[]): AsyncIterable<string> {
-  const p = spawn('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawnProcess('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const closed = new Promise<number | null>((resolve, reject) => {
@@ -58,7 +58,7 @@ interface CatRequest {
  * its last answer is in.
  */
 export class CatFile {
-  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly proc: SpawnedProcess;
   /** Requests written and not fully answered, in order. */
   private readonly requests: CatRequest[] = [];
   /** The start of a header line whose end has not arrived. */
@@ -71,7 +71,7 @@ export class CatFile {
     // --buffer: git holds a request's small answers (info lines, headers) until its `flush`
     // instead of a pipe write each (each a wake-up and a read here): cat-file's writes on the
     // go-readability walk 14,483 -> 8,891 (a large blob still goes out in 16 KB writes).
-    this.proc = spawn('git', ['-C', dir, 'cat-file', '--batch-command', '--buffer']);
+    this.proc = spawnProcess('git', ['-C', dir, 'cat-file', '--batch-command', '--buffer']);
     this.proc.stdout.on('data', (d: Buffer) => this.take(d));
     const fail = (e: Error) => {
       this.failed ??= e;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnProcess } from '../../io/spawn-process.js';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -65,8 +65,9 @@ export interface EditsPiece {
   commits?: [number, number];
   /**
    * The piece's rev-list lines (`--reverse --parents`, its commits' places in order), listed once
-   * by the planner: a piece's walk then starts no rev-list of its own (a spawn forks the worker's
-   * whole process, tens of ms of CPU at a run's RSS).
+   * by the planner: a piece's walk then starts no rev-list of its own (a git process less; with
+   * child_process's spawn, MIDPACK_SPAWN=node, a fork of the worker's whole process, tens of ms of
+   * CPU at a run's RSS).
    */
   revList?: string[];
 }
@@ -148,7 +149,7 @@ async function cloneBundle(bundle: string, dir: string): Promise<string> {
   if (existsSync(join(dir, '.git'))) return dir;
   rmSync(dir, { recursive: true, force: true });
   const stderr = await new Promise<string | undefined>((resolve, reject) => {
-    const p = spawn('git', ['clone', '--quiet', '--no-checkout', bundle, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawnProcess('git', ['clone', '--quiet', '--no-checkout', bundle, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     p.on('error', reject);

@@ -1,6 +1,6 @@
+import { spawnProcess } from '../../io/spawn-process.js';
 import { readdirSync, readFileSync, realpathSync, statSync, existsSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
-import { spawn } from 'node:child_process';
 import { contentFilter, pathFilter, sizeFilter, textFilter, type FilterOptions } from './filters.js';
 import { comparePaths, dirName, joinPath, normalizePath } from './imports.js';
 
@@ -151,7 +151,7 @@ interface TreeEntry {
 
 function git(dir: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', ['-c', 'safe.directory=*', '-C', dir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnProcess('git', ['-c', 'safe.directory=*', '-C', dir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
