@@ -828,14 +828,17 @@ static std::vector<std::string> stringsOf(const Napi::Array& a) {
 }
 
 // The child's end reported on the JavaScript thread that started it (a worker's too): a thread
-// per child waits in waitpid (libuv's SIGCHLD handler reaps only its own children) and hands the
-// status over by a thread-safe function, which keeps the event loop alive until then, as a
-// running child of child_process does.
+// per child waits for it to end (libuv's SIGCHLD handler reaps only its own children) and hands
+// over by a thread-safe function, which keeps the event loop alive until then, as a running child
+// of child_process does. The child is reaped on the JavaScript thread, as the exit is reported:
+// until then its pid is a zombie of ours, so a kill() from that thread never reaches a process
+// that was given the pid after it.
 static void waitInThread(Napi::Env env, pid_t pid, Napi::Function onExit) {
   auto tsfn = Napi::ThreadSafeFunction::New(env, onExit, "midpack:spawnWait", 0, 1);
   std::thread([pid, tsfn]() mutable {
-    midpack::ExitStatus status = midpack::waitForExit(pid);
-    tsfn.BlockingCall([status](Napi::Env env, Napi::Function fn) {
+    midpack::waitUntilEnded(pid);
+    tsfn.BlockingCall([pid](Napi::Env env, Napi::Function fn) {
+      midpack::ExitStatus status = midpack::waitForExit(pid);
       fn.Call({status.signal ? env.Null() : Napi::Number::New(env, status.code), Napi::Number::New(env, status.signal)});
     });
     tsfn.Release();

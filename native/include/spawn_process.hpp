@@ -41,4 +41,11 @@ struct ExitStatus {
 /** Waits for the child (blocking) and reaps it. */
 ExitStatus waitForExit(pid_t pid);
 
+/**
+ * Waits (blocking) until the child has ended, without reaping it: until it is reaped (waitForExit)
+ * its pid stays a zombie of ours, so a signal sent meanwhile cannot reach another process that
+ * was given the same pid.
+ */
+void waitUntilEnded(pid_t pid);
+
 }  // namespace midpack

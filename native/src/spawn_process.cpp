@@ -100,6 +100,13 @@ SpawnResult spawnProcess(const SpawnRequest& request) {
   return result;
 }
 
+void waitUntilEnded(pid_t pid) {
+  siginfo_t info;
+  int r;
+  do r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+  while (r < 0 && errno == EINTR);
+}
+
 ExitStatus waitForExit(pid_t pid) {
   int status = 0;
   pid_t got;

@@ -81,11 +81,28 @@ static void testSignalAndMissing() {
   CHECK(failed.fds[0] == -1 && failed.fds[1] == -1 && failed.fds[2] == -1, "no fd handed out");
 }
 
+// An ended child stays a zombie of ours until waitForExit reaps it, so a signal sent in between
+// reaches no other process: the binding reaps on the JavaScript thread, where kill() runs.
+static void testEndedNotReaped() {
+  SpawnRequest quiet = shell("exit 3");
+  for (auto& mode : quiet.stdio) mode = StdioMode::Ignore;
+  auto started = midpack::spawnProcess(quiet);
+  midpack::waitUntilEnded(started.pid);
+  siginfo_t info{};
+  int r = waitid(P_PID, static_cast<id_t>(started.pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  CHECK(r == 0 && info.si_pid == started.pid && info.si_status == 3, "still waitable after waitUntilEnded: %d, pid %d", r, info.si_pid);
+  CHECK(kill(started.pid, 0) == 0, "the zombie's pid is still ours");
+  auto status = midpack::waitForExit(started.pid);
+  CHECK(status.code == 3 && status.signal == 0, "exit %d", status.code);
+  CHECK(kill(started.pid, 0) != 0 && errno == ESRCH, "reaped: its pid is free");
+}
+
 int main() {
   int before = openFds();
   testPipes();
   testIgnoredCwdEnv();
   testSignalAndMissing();
+  testEndedNotReaped();
   CHECK(openFds() == before, "%d descriptors open, %d before", openFds(), before);
   if (failures) return 1;
   std::printf("test_spawn_process: ok\n");
