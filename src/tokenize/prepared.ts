@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileTag, type FileTag } from '../io/file-tag.js';
+import { tempPath, writeFileAtomic } from '../write/files.js';
 import { nativeBinding } from '../pack/packer.js';
 import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
 
@@ -176,7 +177,7 @@ function rememberHash(dir: string, path: string, tag: FileTag, hash: string): vo
   const real = realPath(path);
   if (!real) return;
   const record: HashRecord = { path: real, tag: tag.tag, size: tag.size, sha256: hash };
-  writeAtomically(dir, hashRecordFile(dir, real), Buffer.from(JSON.stringify(record)));
+  writeAtomically(hashRecordFile(dir, real), Buffer.from(JSON.stringify(record)));
 }
 
 /** A PreparedTokenizer as one thread hands it to another (a structured clone: no json()). */
@@ -241,22 +242,15 @@ function writeEntry(dir: string, e: Entry): void {
   const pad = (4 - ((4 + head.length) % 4)) % 4;
   const size = Buffer.alloc(4);
   size.writeUInt32LE(head.length);
-  writeAtomically(dir, join(dir, entryName(e.hash)), Buffer.concat([size, head, Buffer.alloc(pad), body]));
+  writeAtomically(join(dir, entryName(e.hash)), Buffer.concat([size, head, Buffer.alloc(pad), body]));
 }
 
-/** Writes a cache file under a unique name and renames it: concurrent jobs never read half a file. */
-function writeAtomically(dir: string, path: string, bytes: Buffer): void {
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+/** A cache file written whole or not at all (writeFileAtomic); a cache that cannot be written costs only a later job's time. */
+function writeAtomically(path: string, bytes: Buffer): void {
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(tmp, bytes);
+    writeFileAtomic(path, bytes);
   } catch {
-    return; // read-only or missing home: the next job prepares (or hashes) again
-  }
-  try {
-    renameSync(tmp, path);
-  } catch {
-    rmSync(tmp, { force: true }); // something in the way: the same, without leaving the copy behind
+    rmSync(tempPath(path), { force: true }); // read-only, missing home, something in the way: no copy left behind
   }
 }
 
