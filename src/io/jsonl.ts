@@ -93,6 +93,7 @@ export class AtomicLineWriter {
   private out: Writable;
   private file: WriteStream | undefined;
   private readonly tmp: string;
+  private error: Error | undefined;
 
   constructor(readonly path: string) {
     this.tmp = `${path}.tmp-${process.pid}`;
@@ -105,8 +106,12 @@ export class AtomicLineWriter {
     // A few MB buffered: the producer (a run's stages) goes on while the disk catches up,
     // instead of waiting for a drain every 16 KB.
     this.file = createWriteStream(this.tmp, { highWaterMark: WRITE_BUFFER_BYTES });
+    // Kept for the next call: a write failing (disk full) or cut short by abort() must not be
+    // an unhandled 'error' event, which ends the process instead of the job.
+    this.file.on('error', (e) => (this.error ??= e));
     if (path.endsWith('.gz')) {
       const gz = createGzip();
+      gz.on('error', (e) => (this.error ??= e));
       gz.pipe(this.file);
       this.out = gz;
     } else if (path.endsWith('.zst') || path.endsWith('.zstd')) {
@@ -123,21 +128,43 @@ export class AtomicLineWriter {
 
   /** Writes lines as they are, their newlines included (a Buffer is the stream's to keep until written). */
   async writeRaw(lines: string | Buffer): Promise<void> {
-    if (!this.out.write(lines)) await once(this.out, 'drain');
+    this.check();
+    if (this.out.write(lines)) return;
+    // A file that failed closes without draining the gzip stream before it: wait for either.
+    await (this.file ? Promise.race([once(this.out, 'drain'), this.closed()]) : once(this.out, 'drain'));
+    this.check();
   }
 
   async close(): Promise<void> {
     if (!this.file) return;
+    this.check();
     this.out.end();
-    await once(this.file, 'close');
+    await this.closed();
+    this.check();
     renameSync(this.tmp, this.path);
   }
 
-  /** Gives up: the temporary file is removed, nothing appears under the final name. */
-  abort(): void {
+  /**
+   * Gives up: once the file has closed (writes in flight finish first), the temporary file is
+   * removed; nothing appears under the final name. Removing it before then let the stream,
+   * still opening, create it again.
+   */
+  async abort(): Promise<void> {
     if (!this.file) return;
+    if (this.out !== this.file) this.out.destroy();
     this.file.destroy();
+    await this.closed();
     rmSync(this.tmp, { force: true });
+  }
+
+  private closed(): Promise<void> {
+    const file = this.file!;
+    // Not once(): that rejects on the 'error' that destroying a stream with pending writes emits.
+    return file.closed ? Promise.resolve() : new Promise((resolve) => file.once('close', () => resolve()));
+  }
+
+  private check(): void {
+    if (this.error) throw new Error(`${this.path}: ${this.error.message}`);
   }
 }
 

@@ -175,7 +175,7 @@ async function* mixtureUnits(docs: AsyncIterable<Doc>, baseFile?: string): Async
       yield unit;
     }
   } catch (e) {
-    writer?.abort();
+    await writer?.abort();
     throw e;
   }
   await writer?.close();

@@ -495,7 +495,7 @@ async function prepare(
       for await (const _ of clocked(all(), feed)) void _;
     }
   } catch (e) {
-    writer.abort();
+    await writer.abort();
     throw e;
   }
   await writer.close();

@@ -81,7 +81,7 @@ export async function applyMixture(o: ApplyOptions): Promise<ApplyResult> {
       }
     }
   } catch (e) {
-    writer.abort();
+    await writer.abort();
     throw e;
   }
   await writer.close();

@@ -98,7 +98,7 @@ async function writeOpenaiRows(inputs: string[], options: TrajectoriesOptions, o
       written++;
     }
   } catch (e) {
-    w.abort();
+    await w.abort();
     throw e;
   }
   await w.close();
