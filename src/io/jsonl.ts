@@ -140,8 +140,13 @@ export class AtomicLineWriter {
     this.check();
     this.out.end();
     await this.closed();
-    this.check();
-    renameSync(this.tmp, this.path);
+    try {
+      this.check();
+      renameSync(this.tmp, this.path);
+    } catch (e) {
+      rmSync(this.tmp, { force: true }); // nothing of a failed file is left, under either name
+      throw e;
+    }
   }
 
   /**

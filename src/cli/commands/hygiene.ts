@@ -1,7 +1,8 @@
-import { createWriteStream, writeFileSync, renameSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeFileSync, renameSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { defaultContext } from '../../core/stage.js';
+import { defaultContext, type StageContext } from '../../core/stage.js';
+import { AtomicLineWriter } from '../../io/jsonl.js';
 import { ownedBy, resolveRank } from '../../core/ranks.js';
 import { readDocuments } from '../../io/documents.js';
 import { action, floatOption, intOption, runStage, writeStageManifest } from '../common.js';
@@ -174,9 +175,18 @@ function registerDecontaminate(program: Command): void {
         const options = resolveDecontaminateOptions({ benchmarks: o.benchmark, action: o.action, ngram: o.ngram, substringTokens: o.substringTokens, methods: o.methods, minFraction: o.minFraction });
         const index = await loadBenchmarks(options);
         const out = o.out as string;
-        const hits = out === '-' ? undefined : createWriteStream(`${out}.hits.jsonl`);
-        const ctx = await runStage('decontaminate', o as { out: string }, (c) => decontaminateStage(options, index, (h) => hits?.write(JSON.stringify(h) + '\n'))(readDocuments(inputs, c.ledger), c));
-        await new Promise<void>((resolve) => (hits ? hits.end(resolve) : resolve()));
+        // Atomic like the documents: a failed job leaves no partial hits file, and a failed write
+        // (kept by the writer, thrown by close) is one error, not an unhandled 'error' event.
+        const hits = out === '-' ? undefined : new AtomicLineWriter(`${out}.hits.jsonl`);
+        const hit = (h: unknown) => void hits?.writeRaw(JSON.stringify(h) + '\n').catch(() => {});
+        let ctx: StageContext;
+        try {
+          ctx = await runStage('decontaminate', o as { out: string }, (c) => decontaminateStage(options, index, hit)(readDocuments(inputs, c.ledger), c));
+          await hits?.close();
+        } catch (e) {
+          await hits?.abort();
+          throw e;
+        }
         if (!o.quiet) {
           const s = ctx.stats.decontaminate as { items_contaminated: number; hits_by_benchmark: Record<string, number>; too_short_to_match: number; instances_excluded?: Record<string, number> };
           process.stderr.write(

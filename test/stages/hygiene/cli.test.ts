@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -60,6 +60,13 @@ test('dedup, decontaminate and redact from the command line, with balanced manif
   assert.deepEqual(manifest(clean).ledger.dropped, { contaminated: 1 });
   const hits = lines(`${clean}.hits.jsonl`).map((l) => JSON.parse(l));
   assert.ok(hits.length >= 1 && hits.every((h) => h.document === 'planted' && h.benchmark_item === 'HumanEval/12'));
+  // A job that fails once hits were found (its output cannot be put in place: a folder holds the
+  // name) leaves no hits file: they would describe documents never written.
+  const blocked = join(tmp, 'blocked.jsonl');
+  mkdirSync(blocked);
+  assert.equal((r = midpack(['decontaminate', path, '--benchmark', `${HUMANEVAL}:prompt,canonical_solution`, '--out', blocked, '--quiet'])).status, 1, r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('blocked')), ['blocked.jsonl']);
 
   const red = join(tmp, 'red.jsonl');
   assert.equal((r = midpack(['redact', path, '--out', red])).status, 0, r.stderr);
