@@ -168,15 +168,17 @@ export const baseFileName = (i: number) => `base-${String(i).padStart(3, '0')}.j
 /** A source's documents as mixture units (meta.mixture_unit = their id), written to `baseFile` too when given. */
 async function* mixtureUnits(docs: AsyncIterable<Doc>, baseFile?: string): AsyncIterable<Doc> {
   const writer = baseFile ? new AtomicLineWriter(baseFile) : undefined;
+  let complete = false;
   try {
     for await (const d of docs) {
       const unit = asUnit(d);
       await writer?.write(docToJson(unit));
       yield unit;
     }
-  } catch (e) {
-    await writer?.abort();
-    throw e;
+    complete = true;
+  } finally {
+    // Failed, or left unfinished by its reader (a later step failed): no partial file, no open stream.
+    if (!complete) await writer?.abort();
   }
   await writer?.close();
 }
