@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 #include <stdexcept>
@@ -833,16 +834,65 @@ static std::vector<std::string> stringsOf(const Napi::Array& a) {
 // of child_process does. The child is reaped on the JavaScript thread, as the exit is reported:
 // until then its pid is a zombie of ours, so a kill() from that thread never reaches a process
 // that was given the pid after it.
+//
+// A worker may be terminated while its children run. Its environment's teardown frees the
+// thread-safe function even though the waiter still holds it (Node 20: the waiter's next call
+// then locked a destroyed mutex and the process aborted), so the waiter touches it only while
+// the environment is known to live: a cleanup hook, run at teardown before the thread-safe
+// function's own (hooks run last added first), clears `envAlive` under the lock the waiter holds
+// while it calls. A child whose thread is gone is reaped by its waiter.
+struct ChildWait {
+  std::mutex lock;
+  bool envAlive = true;
+  Napi::ThreadSafeFunction tsfn;
+  pid_t pid = 0;
+};
+
+// The cleanup hook's argument: the environment's reference to the shared state.
+using ChildWaitRef = std::shared_ptr<ChildWait>;
+
+static void onEnvTeardown(void* arg) {
+  auto* ref = static_cast<ChildWaitRef*>(arg);
+  {
+    std::lock_guard<std::mutex> hold((*ref)->lock);
+    (*ref)->envAlive = false;
+  }
+  delete ref;
+}
+
+static void reportExit(napi_env env, napi_value onExit, ChildWaitRef* ref);
+
 static void waitInThread(Napi::Env env, pid_t pid, Napi::Function onExit) {
-  auto tsfn = Napi::ThreadSafeFunction::New(env, onExit, "midpack:spawnWait", 0, 1);
-  std::thread([pid, tsfn]() mutable {
-    midpack::waitUntilEnded(pid);
-    tsfn.BlockingCall([pid](Napi::Env env, Napi::Function fn) {
-      midpack::ExitStatus status = midpack::waitForExit(pid);
-      fn.Call({status.signal ? env.Null() : Napi::Number::New(env, status.code), Napi::Number::New(env, status.signal)});
-    });
-    tsfn.Release();
+  auto wait = std::make_shared<ChildWait>();
+  wait->pid = pid;
+  wait->tsfn = Napi::ThreadSafeFunction::New(env, onExit, "midpack:spawnWait", 0, 1);
+  auto* ref = new ChildWaitRef(wait);
+  if (napi_add_env_cleanup_hook(env, onEnvTeardown, ref) != napi_ok) wait->envAlive = false;  // then never called: reaped by the waiter
+  std::thread([wait, ref]() {
+    midpack::waitUntilEnded(wait->pid);
+    std::lock_guard<std::mutex> hold(wait->lock);
+    if (wait->envAlive) {
+      const napi_status queued = wait->tsfn.BlockingCall([ref](Napi::Env env, Napi::Function fn) { reportExit(env, fn, ref); });
+      wait->tsfn.Release();
+      if (queued == napi_ok) return;
+    }
+    midpack::waitForExit(wait->pid);  // nothing will report this exit: reaped here, not left a zombie
   }).detach();
+}
+
+// On the thread that started the child: reaps it, forgets the cleanup hook, then calls
+// onExit(code | null, signal). Plain N-API calls whose failures are let be: on a worker being
+// terminated no JavaScript can run, and node-addon-api's Function::Call would then build an
+// Error object, which fails there too, a fatal error. An exception thrown by onExit stays
+// pending and is reported as uncaught.
+static void reportExit(napi_env env, napi_value onExit, ChildWaitRef* ref) {
+  const midpack::ExitStatus status = midpack::waitForExit((*ref)->pid);
+  napi_remove_env_cleanup_hook(env, onEnvTeardown, ref);
+  delete ref;
+  napi_value args[2], receiver, result;
+  const napi_status code = status.signal ? napi_get_null(env, &args[0]) : napi_create_int32(env, status.code, &args[0]);
+  if (code != napi_ok || napi_create_int32(env, status.signal, &args[1]) != napi_ok || napi_get_undefined(env, &receiver) != napi_ok) return;
+  napi_call_function(env, receiver, onExit, 2, args, &result);
 }
 
 // spawnProcess(file, argv: string[], cwd: string ('' for the parent's), env: string[] | undefined,

@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { spawnProcess, type SpawnOptions } from '../../src/io/spawn-process.js';
 import { nativeBinding } from '../../src/pack/packer.js';
+import { slow } from '../helpers/tiers.js';
 
 interface Ran {
   code: number | null;
@@ -150,4 +151,33 @@ test('works in a worker thread', async () => {
   await worker.terminate();
   assert.equal(got.code, 0);
   assert.match(got.out, /^git version .*\nset in the worker\n$/);
+});
+
+test('workers terminated as their children end: the process carries on (it aborted: a freed thread-safe function was called)', slow, () => {
+  // In a process of its own, since the failure was a fatal error of the whole process. Each round
+  // a worker starts 8 children and is terminated as soon as the first has ended, while the others'
+  // ends are being reported to it; 16 rounds aborted every time before the fix.
+  const module = new URL('../../src/io/spawn-process.js', import.meta.url).href;
+  const worker = `
+    const { parentPort } = require('node:worker_threads');
+    import(${JSON.stringify(module)}).then(({ spawnProcess }) => {
+      for (let i = 0; i < 8; i++) {
+        const p = spawnProcess('true', []);
+        p.stdin.end();
+        p.on('exit', () => parentPort.postMessage('exited'));
+      }
+    });`;
+  const main = `
+    const { Worker } = require('node:worker_threads');
+    (async () => {
+      for (let round = 0; round < 16; round++) {
+        const w = new Worker(${JSON.stringify(worker)}, { eval: true });
+        await new Promise((resolve, reject) => w.once('message', resolve).once('error', reject));
+        await w.terminate();
+      }
+      process.stdout.write('done');
+    })();`;
+  const r = spawnSync(process.execPath, ['-e', main], { encoding: 'utf8', timeout: 120_000 });
+  assert.deepEqual([r.status, r.signal, r.stdout], [0, null, 'done'], r.stderr);
+  assert.doesNotMatch(r.stderr, /FATAL/);
 });
