@@ -845,7 +845,6 @@ struct ChildWait {
   std::mutex lock;
   bool envAlive = true;
   Napi::ThreadSafeFunction tsfn;
-  pid_t pid = 0;
 };
 
 // The cleanup hook's argument: the environment's reference to the shared state.
@@ -860,23 +859,25 @@ static void onEnvTeardown(void* arg) {
   delete ref;
 }
 
-static void reportExit(napi_env env, napi_value onExit, ChildWaitRef* ref);
+static void reportExit(napi_env env, napi_value onExit, pid_t pid, ChildWaitRef* ref);
 
 static void waitInThread(Napi::Env env, pid_t pid, Napi::Function onExit) {
   auto wait = std::make_shared<ChildWait>();
-  wait->pid = pid;
   wait->tsfn = Napi::ThreadSafeFunction::New(env, onExit, "midpack:spawnWait", 0, 1);
   auto* ref = new ChildWaitRef(wait);
-  if (napi_add_env_cleanup_hook(env, onEnvTeardown, ref) != napi_ok) wait->envAlive = false;  // then never called: reaped by the waiter
-  std::thread([wait, ref]() {
-    midpack::waitUntilEnded(wait->pid);
+  if (napi_add_env_cleanup_hook(env, onEnvTeardown, ref) != napi_ok) {
+    delete ref;  // unwatched (it does not happen in practice): the exit is still reported
+    ref = nullptr;
+  }
+  std::thread([wait, ref, pid]() {
+    midpack::waitUntilEnded(pid);
     std::lock_guard<std::mutex> hold(wait->lock);
     if (wait->envAlive) {
-      const napi_status queued = wait->tsfn.BlockingCall([ref](Napi::Env env, Napi::Function fn) { reportExit(env, fn, ref); });
+      const napi_status queued = wait->tsfn.BlockingCall([ref, pid](Napi::Env env, Napi::Function fn) { reportExit(env, fn, pid, ref); });
       wait->tsfn.Release();
       if (queued == napi_ok) return;
     }
-    midpack::waitForExit(wait->pid);  // nothing will report this exit: reaped here, not left a zombie
+    midpack::waitForExit(pid);  // nothing will report this exit: reaped here, not left a zombie
   }).detach();
 }
 
@@ -885,10 +886,12 @@ static void waitInThread(Napi::Env env, pid_t pid, Napi::Function onExit) {
 // terminated no JavaScript can run, and node-addon-api's Function::Call would then build an
 // Error object, which fails there too, a fatal error. An exception thrown by onExit stays
 // pending and is reported as uncaught.
-static void reportExit(napi_env env, napi_value onExit, ChildWaitRef* ref) {
-  const midpack::ExitStatus status = midpack::waitForExit((*ref)->pid);
-  napi_remove_env_cleanup_hook(env, onEnvTeardown, ref);
-  delete ref;
+static void reportExit(napi_env env, napi_value onExit, pid_t pid, ChildWaitRef* ref) {
+  const midpack::ExitStatus status = midpack::waitForExit(pid);
+  if (ref) {
+    napi_remove_env_cleanup_hook(env, onEnvTeardown, ref);
+    delete ref;
+  }
   napi_value args[2], receiver, result;
   const napi_status code = status.signal ? napi_get_null(env, &args[0]) : napi_create_int32(env, status.code, &args[0]);
   if (code != napi_ok || napi_create_int32(env, status.signal, &args[1]) != napi_ok || napi_get_undefined(env, &receiver) != napi_ok) return;
@@ -971,9 +974,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("countTableKeys", Napi::Function::New(env, CountTableKeys));
   exports.Set("countTableMove", Napi::Function::New(env, CountTableMove));
   exports.Set("countTableSorted", Napi::Function::New(env, CountTableInKeyOrder<midpack::sortedSlots>));
-  exports.Set("spawnProcess", Napi::Function::New(env, SpawnProcess));
   exports.Set("countTableRecords", Napi::Function::New(env, CountTableInKeyOrder<midpack::keyOrderRecords>));
   exports.Set("countTableWords", Napi::Function::New(env, CountTableWords));
+  exports.Set("spawnProcess", Napi::Function::New(env, SpawnProcess));
   return exports;
 }
 
