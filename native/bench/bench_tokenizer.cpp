@@ -1,4 +1,4 @@
-// The tokenizer core alone, no JavaScript: bench_tokenizer DIR [PASSES]. DIR holds the core's
+// The tokenizer core alone, no JavaScript: bench_tokenizer DIR [PASSES] [cold]. DIR holds the core's
 // constructor arguments and length-prefixed UTF-16 texts `code` and `prose`, as
 // scripts/bench-tokenizer-core.ts writes them. Each set is repeated to 8 MB and encoded PASSES
 // times after a warm-up pass, an ASCII text as bytes (as the binding hands it over), any other as
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,7 +30,10 @@ int main(int argc, char** argv) {
   int md, im, pat; size_t ce;
   sscanf(slurp(dir + "/meta").c_str(), "%d %d %zu %d", &md, &im, &ce, &pat);
   c.maxDigits = md; c.ignoreMerges = im; c.cacheEntries = ce; c.pattern = static_cast<SplitPattern>(pat);
-  BpeTokenizer t(std::move(c));
+  // "cold": every pass on a core built afresh, so each piece's first sight (its merges) is timed,
+  // as in a pack's first pass over new text; otherwise the passes reuse one core's tables.
+  bool cold = argc > 3 && std::string(argv[3]) == "cold";
+  std::unique_ptr<BpeTokenizer> core(new BpeTokenizer(c));
   for (const char* name : {"code", "prose"}) {
     std::string raw = slurp(dir + "/" + name);
     std::vector<std::u16string> texts;
@@ -40,6 +44,8 @@ int main(int argc, char** argv) {
     std::vector<std::vector<uint8_t>> asc(grown.size());
     for (size_t g = 0; g < grown.size(); g++) { bool a = true; for (char16_t u : grown[g]) a &= u < 0x80; if (a) { asc[g].assign(grown[g].begin(), grown[g].end()); asc[g].resize(grown[g].size() + 16, 0); } }
     for (int p = -1; p < passes; p++) {
+      if (cold && p >= 0) core.reset(new BpeTokenizer(c));
+      BpeTokenizer& t = *core;
       double t0 = cpu();
       for (size_t g = 0; g < grown.size(); g++) {
         const std::u16string& s = grown[g];

@@ -87,18 +87,15 @@ class BpeTokenizer {
   size_t cacheSize() const { return cached_; }
 
  private:
-  struct Merge {
-    int32_t rank;
-    int32_t merged;
-  };
-  // One slot of the flat table of merges, keyed by the pair (left id << 32 | right id); rank -1
-  // is an empty slot. A flat table, not a node-based map: the merge loop probes it for every
-  // adjacent pair of a piece not seen before, and that probe was a third of a worker's time.
-  struct PairSlot {
-    uint64_t key = 0;
-    Merge merge{-1, 0};
-  };
-  const Merge* findMerge(int32_t left, int32_t right) const;
+  // One slot of the flat table of merges, a word: the pair's left and right ids (20 bits each)
+  // and its rank + 1 (24 bits; 0 is an empty slot). The merged id is mergedOf_[rank], read once
+  // a merge is applied, not at each probe. A flat table of words, not a node-based map: the
+  // merge loop probes it for every adjacent pair of a piece not seen before, and those probes
+  // miss the caches (8-byte slots: the table is half the size of (key, rank, merged) slots).
+  static constexpr int kPairIdBits = 20, kPairRankBits = 24;
+  static constexpr int32_t kNoMerge = INT32_MAX;
+  // The pair's rank, or kNoMerge when the merges do not list it.
+  int32_t pairRank(int32_t left, int32_t right) const;
   template <typename C>
   void encodeText(const C* s, size_t n, const uint32_t* units, Encoding& out);
   // The splitter's next piece: an ASCII text's commonest pieces cut inline (Splitter::nextAscii).
@@ -157,7 +154,11 @@ class BpeTokenizer {
   Splitter splitter_;
   bool ignoreMerges_;
   size_t cacheEntries_, cacheMaxBytes_, maxPieceBytes_;
-  std::vector<PairSlot, HugePageAllocator<PairSlot>> pairs_;  // a power of two, at most half full
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> pairs_;  // a power of two, at most half full
+  std::vector<int32_t> mergedOf_;  // the id each rank's merge makes
+  // The rank of each pair of single bytes (first byte << 8 | second), as pairRank gives it: a
+  // piece's first probes, one per byte, read 256 KB instead of the whole table.
+  std::vector<int32_t> bytePairRank_;
   std::vector<uint32_t> tokenBytes_;  // byte length per id
   // In front of slots_: the last pieces of up to 16 bytes and up to 3 tokens, direct-mapped by
   // their bytes packed in two words: one compare of the words, no hash of the bytes, no key in

@@ -111,7 +111,7 @@ constexpr std::array<WordMasks, 17> kPieceWordMasks = [] {
   return masks;
 }();
 
-inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+inline uint64_t pairKey(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 20) | static_cast<uint32_t>(b); }
 
 // The home slot of a pair in a table of `capacity` (a power of two) slots: the key's bits mixed.
 inline size_t pairSlotOf(uint64_t key, size_t capacity) { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1); }
@@ -162,22 +162,28 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
     for (int b = 0; b < 256; b++) bytes[static_cast<size_t>(byteIds_[b])] = std::string(1, static_cast<char>(b));
   }
   size_t m = config.merges.size() / 3;
+  if (maxId >= (int32_t{1} << kPairIdBits)) throw std::invalid_argument("BpeTokenizer: token ids of 2^20 or more (the merge table keys ids by 20 bits)");
+  if (m >= (size_t{1} << kPairRankBits) - 1) throw std::invalid_argument("BpeTokenizer: 2^24 merges or more (the merge table holds ranks in 24 bits)");
   size_t pairCapacity = 1024;
   while (pairCapacity < 2 * m) pairCapacity *= 2;
-  pairs_.assign(pairCapacity, PairSlot());
+  pairs_.assign(pairCapacity, 0);
+  mergedOf_.resize(m);
   for (size_t r = 0; r < m; r++) {
     int32_t a = config.merges[3 * r], b = config.merges[3 * r + 1], c = config.merges[3 * r + 2];
     if (a < 0 || b < 0 || c < 0) throw std::invalid_argument("BpeTokenizer: negative id in a merge");
     const uint64_t key = pairKey(a, b);
+    mergedOf_[r] = c;
     // A pair listed twice has its last rank, as the reference's map of merges keeps it.
     for (size_t i = pairSlotOf(key, pairCapacity);; i = (i + 1) & (pairCapacity - 1)) {
-      PairSlot& s = pairs_[i];
-      if (s.merge.rank >= 0 && s.key != key) continue;
-      s = PairSlot{key, Merge{static_cast<int32_t>(r), c}};
+      uint64_t& s = pairs_[i];
+      if (s != 0 && (s >> kPairRankBits) != key) continue;
+      s = (key << kPairRankBits) | (r + 1);
       break;
     }
     if (!vocabulary) bytes[static_cast<size_t>(c)] = bytes[static_cast<size_t>(a)] + bytes[static_cast<size_t>(b)];
   }
+  bytePairRank_.resize(size_t{1} << 16);
+  for (size_t p = 0; p < bytePairRank_.size(); p++) bytePairRank_[p] = pairRank(byteIds_[p >> 8], byteIds_[p & 0xFF]);
   tokenBytes_.resize(bytes.size());
   size_t tokens = 0;
   for (size_t id = 0; id < bytes.size(); id++) {
@@ -633,13 +639,13 @@ void BpeTokenizer::lookupOrMerge(const char* bytes, size_t n, uint64_t h, std::v
   cached_++;
 }
 
-const BpeTokenizer::Merge* BpeTokenizer::findMerge(int32_t left, int32_t right) const {
+int32_t BpeTokenizer::pairRank(int32_t left, int32_t right) const {
   const uint64_t key = pairKey(left, right);
   const size_t mask = pairs_.size() - 1;
   for (size_t i = pairSlotOf(key, pairs_.size());; i = (i + 1) & mask) {
-    const PairSlot& s = pairs_[i];
-    if (s.merge.rank < 0) return nullptr;
-    if (s.key == key) return &s.merge;
+    const uint64_t s = pairs_[i];
+    if (s == 0) return kNoMerge;
+    if ((s >> kPairRankBits) == key) return static_cast<int32_t>(s & ((uint64_t{1} << kPairRankBits) - 1)) - 1;
   }
 }
 
@@ -667,8 +673,9 @@ void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>&
   auto push = [&](int32_t left) {
     int32_t right = next[static_cast<size_t>(left)];
     if (right < 0) return;
-    if (const Merge* m = findMerge(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)])) {
-      heap.emplace_back((static_cast<int64_t>(m->rank) << 32) | left, right);
+    const int32_t rank = pairRank(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]);
+    if (rank != kNoMerge) {
+      heap.emplace_back((static_cast<int64_t>(rank) << 32) | left, right);
       std::push_heap(heap.begin(), heap.end(), later);
     }
   };
@@ -681,9 +688,8 @@ void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>&
     int32_t rank = static_cast<int32_t>(key >> 32);
     // Stale: a side was merged away since this pair was pushed.
     if (sym[static_cast<size_t>(left)] < 0 || next[static_cast<size_t>(left)] != right || sym[static_cast<size_t>(right)] < 0) continue;
-    const Merge* m = findMerge(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]);
-    if (!m || m->rank != rank) continue;
-    sym[static_cast<size_t>(left)] = m->merged;
+    if (pairRank(sym[static_cast<size_t>(left)], sym[static_cast<size_t>(right)]) != rank) continue;
+    sym[static_cast<size_t>(left)] = mergedOf_[static_cast<size_t>(rank)];
     sym[static_cast<size_t>(right)] = -1;
     int32_t after = next[static_cast<size_t>(right)];
     next[static_cast<size_t>(left)] = after;
@@ -705,30 +711,23 @@ void BpeTokenizer::mergeBytes(const char* bytes, size_t n, std::vector<int32_t>&
 // leftmost on ties, found by a scan of the pairs' ranks in arrays on the stack. For short pieces
 // (most misses) the scan is cheaper than the heap with its stale entries and linked symbols.
 void BpeTokenizer::mergeShort(const char* bytes, size_t n, std::vector<int32_t>& ids) const {
-  int32_t sym[kShortMergeBytes], rank[kShortMergeBytes], made[kShortMergeBytes];
+  int32_t sym[kShortMergeBytes], rank[kShortMergeBytes];
   size_t m = n;
   for (size_t k = 0; k < m; k++) sym[k] = byteIds_[static_cast<uint8_t>(bytes[k])];
-  auto pair = [&](size_t k) {
-    const Merge* x = findMerge(sym[k], sym[k + 1]);
-    rank[k] = x ? x->rank : INT32_MAX;
-    made[k] = x ? x->merged : -1;
-  };
-  for (size_t k = 0; k + 1 < m; k++) pair(k);
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(bytes);
+  for (size_t k = 0; k + 1 < m; k++) rank[k] = bytePairRank_[size_t{b[k]} << 8 | b[k + 1]];
   while (m > 1) {
     size_t best = 0;
     for (size_t k = 1; k + 1 < m; k++)
       if (rank[k] < rank[best]) best = k;
-    if (rank[best] == INT32_MAX) break;
+    if (rank[best] == kNoMerge) break;
     // sym[best] becomes the merge; sym[best + 1] and pair best + 1 go; the pairs after shift.
-    sym[best] = made[best];
+    sym[best] = mergedOf_[static_cast<size_t>(rank[best])];
     std::memmove(sym + best + 1, sym + best + 2, (m - best - 2) * sizeof(int32_t));
-    if (m > best + 3) {
-      std::memmove(rank + best + 1, rank + best + 2, (m - best - 3) * sizeof(int32_t));
-      std::memmove(made + best + 1, made + best + 2, (m - best - 3) * sizeof(int32_t));
-    }
+    if (m > best + 3) std::memmove(rank + best + 1, rank + best + 2, (m - best - 3) * sizeof(int32_t));
     m--;
-    if (best > 0) pair(best - 1);
-    if (best + 1 < m) pair(best);
+    if (best > 0) rank[best - 1] = pairRank(sym[best - 1], sym[best]);
+    if (best + 1 < m) rank[best] = pairRank(sym[best], sym[best + 1]);
   }
   ids.insert(ids.end(), sym, sym + m);
 }

@@ -103,7 +103,19 @@ export function checkFastPipeline(json: TokenizerJson): string | undefined {
  */
 export function checkNativeModel(json: TokenizerJson): string | undefined {
   const model = json.model as BpeModelJson | undefined;
-  return checkNormalizer(json) ?? checkModelFlags(model) ?? checkByteLevelVocabulary(model!, false);
+  return checkNormalizer(json) ?? checkModelFlags(model) ?? checkNativeSizes(model!) ?? checkByteLevelVocabulary(model!, false);
+}
+
+/** The native core's merge table keys a pair by two 20-bit ids and holds its rank in 24 bits (bpe_tokenizer.hpp). */
+const NATIVE_MAX_IDS = 1 << 20;
+const NATIVE_MAX_MERGES = (1 << 24) - 2;
+
+function checkNativeSizes(model: BpeModelJson): string | undefined {
+  let maxId = -1;
+  for (const id of Object.values(model.vocab)) if (id > maxId) maxId = id;
+  if (maxId >= NATIVE_MAX_IDS) return `token id ${maxId} (the native core holds ids below 2^20)`;
+  if (model.merges.length > NATIVE_MAX_MERGES) return `${model.merges.length} merges (the native core holds fewer than 2^24)`;
+  return undefined;
 }
 
 function checkNormalizer(json: TokenizerJson): string | undefined {

@@ -7,6 +7,7 @@ import { encodeForPacking } from '../../src/tokenize/encode.js';
 import { checkNativePipeline, nativeClasses, NativeBpe } from '../../src/tokenize/native-bpe.js';
 import { REFERENCE_CLASSES } from '../../src/tokenize/unicode-classes-table.js';
 import { prepareTokenizer } from '../../src/tokenize/prepared.js';
+import { checkNativeModel } from '../../src/tokenize/fast-bpe.js';
 import { TokenBuffer } from '../../src/tokenize/token-buffer.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot, readabilityPages } from '../helpers/paths.js';
@@ -70,6 +71,16 @@ test('auto picks the native backend for Qwen3, Llama-3, DeepSeek-V3 and GPT-4o; 
   pre.pretokenizers[0]!.pattern.Regex = pre.pretokenizers[0]!.pattern.Regex.replace('\\p{N}', '\\p{N}{1,2}');
   assert.match(checkNativePipeline({ ...parts, pre_tokenizer: pre }) ?? '', /^pre-tokenizer pattern ".*" has no native splitter$/);
   assert.equal(checkNativePipeline(parts), undefined);
+});
+
+test('a model past the native merge table (ids of 2^20 or more, 2^24 merges) is refused with the reason; Llama-3, DeepSeek-V3 and GPT-4o are not', () => {
+  for (const name of ['llama3', 'deepseek_v3', 'gpt4o']) assert.equal(checkNativeModel(JSON.parse(readFileSync(TOKENIZERS[name]!, 'utf8'))), undefined, name);
+  const parts = JSON.parse(readFileSync(TOKENIZERS.gpt4o!, 'utf8')) as Record<string, unknown>;
+  const model = parts.model as { vocab: Record<string, number>; merges: unknown[] };
+  const wide = { ...parts, model: { ...model, vocab: { ...model.vocab, '<|far|>': 1 << 20 } } };
+  assert.equal(checkNativeModel(wide), 'token id 1048576 (the native core holds ids below 2^20)');
+  const long = { ...parts, model: { ...model, merges: { length: (1 << 24) - 1 } } };
+  assert.equal(checkNativeModel(long), '16777215 merges (the native core holds fewer than 2^24)');
 });
 
 for (const name of Object.keys(TOKENIZERS)) {
