@@ -15,15 +15,21 @@
  * ratio by a tenth: tokenize alone and pack are run `--rounds` times each (default 3), the two
  * alternated, and the ratios use each one's median time; every round is printed.
  *
- *   npm run bench:tokenize -- [--mb 100] [--rounds 3]
+ * `--baseline DIR` (another checkout of midpack, built: the main an issue was filed against) also
+ * runs that build's own `midpack pack --workers 1` on the corpus, as a user would, in each round
+ * beside this tree's native pack: the pack against the baseline's build itself, not against this
+ * tree's fast backend (which shares this tree's reading, planning and writing).
+ *
+ *   npm run bench:tokenize -- [--mb 100] [--rounds 3] [--baseline DIR]
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
+import { checkFlags } from './args.js';
 import { coreTexts } from './core-texts.js';
 import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
 import type { ResolvedBackend } from '../src/tokenize/tokenizer.js';
@@ -71,6 +77,22 @@ async function child(mode: string, backend: ResolvedBackend, input: string, out:
   process.stdout.write(JSON.stringify(m) + '\n');
 }
 
+/** The baseline checkout's own CLI, `pack INPUT --workers 1` with its defaults: wall seconds and the child's peak RSS. */
+function runBaseline(dir: string, input: string): Measure {
+  const out = join(repoRoot, '.bench', 'tokenize-out-baseline');
+  rmSync(out, { recursive: true, force: true });
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [join(dir, 'dist', 'src', 'cli', 'main.js'), 'pack', input, '--out', out, '--workers', '1', '--quiet'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`the baseline's pack (${dir}) failed with status ${r.status}`);
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { shards_fingerprint: string };
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { packing: { tokens: number } };
+  rmSync(out, { recursive: true, force: true });
+  const idsSha256 = createHash('sha256').update(manifest.shards_fingerprint).digest('hex');
+  // Its peak RSS is not measured (the CLI is another build's process): NaN, never printed.
+  return { mode: 'pack', backend: 'baseline', seconds, bytes: statSync(input).size, tokens: report.packing.tokens, idsSha256, maxRssMB: Number.NaN };
+}
+
 function run(mode: string, backend: string, input: string, workers = 1): Measure {
   const out = join(repoRoot, '.bench', `tokenize-out-${mode}-${backend}`);
   rmSync(out, { recursive: true, force: true });
@@ -81,27 +103,33 @@ function run(mode: string, backend: string, input: string, workers = 1): Measure
 }
 
 /** tokenize alone and pack with the native backend, `rounds` times each, alternated: each one's median-time run, and every round's seconds. */
-function nativeRounds(input: string, workers: number, rounds: number): { tok: Measure; pack: Measure; toks: Measure[]; packs: Measure[]; printed: string } {
+function nativeRounds(input: string, workers: number, rounds: number, baseline?: string): { tok: Measure; pack: Measure; base?: Measure; toks: Measure[]; packs: Measure[]; bases: Measure[]; printed: string } {
   const toks: Measure[] = [];
   const packs: Measure[] = [];
+  const bases: Measure[] = [];
   for (let r = 0; r < rounds; r++) {
     toks.push(run('tokenize', 'native', input, workers));
     packs.push(run('pack', 'native', input, workers));
+    if (baseline) bases.push(runBaseline(baseline, input));
   }
   const median = (xs: Measure[]) => [...xs].sort((a, b) => a.seconds - b.seconds)[(xs.length - 1) >> 1]!;
   const secs = (xs: Measure[]) => xs.map((x) => x.seconds.toFixed(2)).join(', ');
-  const printed = `native, ${workers} worker${workers > 1 ? 's' : ''}, ${rounds} alternated rounds (s): tokenize alone ${secs(toks)}; pack ${secs(packs)}`;
-  return { tok: median(toks), pack: median(packs), toks, packs, printed };
+  const printed = `native, ${workers} worker${workers > 1 ? 's' : ''}, ${rounds} alternated rounds (s): tokenize alone ${secs(toks)}; pack ${secs(packs)}${baseline ? `; the baseline's pack ${secs(bases)}` : ''}`;
+  return { tok: median(toks), pack: median(packs), base: baseline ? median(bases) : undefined, toks, packs, bases, printed };
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--child') return child(args[1]!, args[2] as ResolvedBackend, args[3]!, args[4]!, Number(args[5]));
   if (args[0] === '--core') return coreChild(args[1]!, args[2]!);
+  checkFlags(args, ['--mb', '--rounds', '--baseline'], 'usage: npm run bench:tokenize -- [--mb 100] [--rounds 3] [--baseline DIR]');
   const i = args.indexOf('--mb');
   const mb = i >= 0 ? Number(args[i + 1]) : 100;
   const r = args.indexOf('--rounds');
   const rounds = r >= 0 ? Number(args[r + 1]) : 3;
+  const b = args.indexOf('--baseline');
+  const baseline = b >= 0 ? args[b + 1] : undefined;
+  if (baseline !== undefined && !existsSync(join(baseline, 'dist', 'src', 'cli', 'main.js'))) throw new Error(`--baseline ${baseline}: no built midpack there (dist/src/cli/main.js)`);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number of at least 1, not ${args[r + 1]}`);
   const dir = join(repoRoot, '.bench');
   mkdirSync(dir, { recursive: true });
@@ -109,7 +137,7 @@ async function main(): Promise<void> {
   if (!existsSync(input)) await buildE2eCorpus(input, mb);
   process.stderr.write(`corpus: ${(statSync(input).size / 1e6).toFixed(0)} MB JSONL (${input})\n`);
   await coreFigures();
-  const native1 = nativeRounds(input, 1, rounds);
+  const native1 = nativeRounds(input, 1, rounds, baseline);
   const native2 = nativeRounds(input, 2, rounds);
   const m = {
     tokHf: run('tokenize', 'hf', input),
@@ -129,6 +157,8 @@ async function main(): Promise<void> {
   // Every round's ids and shards, not only the medians'.
   const sameIds = [m.tokFast, m.tokFast2, ...native1.toks, ...native2.toks].every((x) => x.idsSha256 === m.tokHf.idsSha256 && x.tokens === m.tokHf.tokens);
   const sameShards = [m.packFast, m.packFast2, ...native1.packs, ...native2.packs].every((x) => x.idsSha256 === m.packHf.idsSha256);
+  // Printed, not a failure: a baseline from before a stated change of the output may differ.
+  const baselineShards = native1.bases.length === 0 ? '' : `; the baseline's shards: ${native1.bases.every((x) => x.idsSha256 === m.packHf.idsSha256) ? 'identical' : 'DIFFERENT'}`;
   process.stdout.write(
     [
       line('tokenize alone, hf, 1 worker', m.tokHf),
@@ -146,9 +176,10 @@ async function main(): Promise<void> {
       `fast / hf, tokenize alone:    ${(mbs(m.tokFast) / mbs(m.tokHf)).toFixed(2)}x`,
       `native / fast, tokenize alone: ${(mbs(m.tokNative) / mbs(m.tokFast)).toFixed(2)}x`,
       `native / fast (today's main), pack, 1 worker: ${(mbs(m.packNative) / mbs(m.packFast)).toFixed(2)}x  (target >= 4; native's median of ${rounds})`,
+      ...(native1.base ? [`native / the baseline's own pack (${baseline}), 1 worker: ${(native1.base.seconds / m.packNative.seconds).toFixed(2)}x  (target >= 4; medians of ${rounds} alternated rounds)`] : []),
       `pack / tokenize alone, native: ${(mbs(m.packNative) / mbs(m.tokNative)).toFixed(3)} (1 worker), ${(mbs(m.packNative2) / mbs(m.tokNative2)).toFixed(3)} (2 workers)  (target >= 0.8; medians of ${rounds} alternated rounds)`,
       `pack speedup 1 -> 2 workers, native: ${(mbs(m.packNative2) / mbs(m.packNative)).toFixed(3)}`,
-      `ids over the corpus: ${sameIds ? 'identical' : 'DIFFERENT'} (${m.tokFast.tokens} tokens, sha256 ${m.tokFast.idsSha256.slice(0, 16)}); shards: ${sameShards ? 'identical' : 'DIFFERENT'}`,
+      `ids over the corpus: ${sameIds ? 'identical' : 'DIFFERENT'} (${m.tokFast.tokens} tokens, sha256 ${m.tokFast.idsSha256.slice(0, 16)}); shards: ${sameShards ? 'identical' : 'DIFFERENT'}${baselineShards}`,
       `peak RSS: ${Math.max(...[...Object.values(m), ...native1.toks, ...native1.packs, ...native2.toks, ...native2.packs].map((x) => x.maxRssMB)).toFixed(0)} MB (target < 2048)`,
     ].join('\n') + '\n',
   );
