@@ -31,6 +31,7 @@ import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 import { checkFlags } from './args.js';
 import { coreTexts } from './core-texts.js';
+import { onOneCpu } from './one-cpu.js';
 import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
 import type { ResolvedBackend } from '../src/tokenize/tokenizer.js';
 
@@ -196,7 +197,9 @@ async function main(): Promise<void> {
 async function coreFigures(): Promise<void> {
   const rows: Record<string, { code: number; prose: number; rss: number }> = {};
   for (const backend of ['native', 'fast', 'hf', 'rust']) {
-    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--core', backend, repoRoot], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    // One CPU for every backend's child: the rows are compared with each other (one-cpu.ts).
+    const pinned = onOneCpu(process.execPath, [fileURLToPath(import.meta.url), '--core', backend, repoRoot]);
+    const r = spawnSync(pinned.command, pinned.args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`tokenizer alone (${backend}) failed with status ${r.status}`);
     rows[backend] = JSON.parse(r.stdout.trim().split('\n').pop()!);
   }
@@ -204,6 +207,8 @@ async function coreFigures(): Promise<void> {
     process.stdout.write(`tokenizer alone, ${(backend === 'rust' ? 'Rust reference' : backend).padEnd(14)} code ${x.code.toFixed(1).padStart(7)} MB/s  prose ${x.prose.toFixed(1).padStart(7)} MB/s  peak RSS ${x.rss.toFixed(0)} MB\n`);
   }
   const n = rows.native!;
+  const cpu = onOneCpu('true', []).cpu;
+  process.stdout.write(cpu === undefined ? 'tokenizer alone: each child where the scheduler put it (no taskset)\n' : `tokenizer alone: every child on CPU ${cpu}\n`);
   process.stdout.write(`native / Rust reference, one thread: code ${(n.code / rows.rust!.code).toFixed(1)}x, prose ${(n.prose / rows.rust!.prose).toFixed(1)}x (target >= 20x); native / fast: code ${(n.code / rows.fast!.code).toFixed(1)}x\n`);
 }
 

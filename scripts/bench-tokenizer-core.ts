@@ -8,7 +8,7 @@
  * per build the median MB per CPU-second over the rounds, the ratio, and whether the two builds
  * gave the same ids and ranges (a checksum of every token). CPU time of the one thread, and no V8
  * in the loop: on this shared machine its medians move a few percent where bench:tokenize's
- * tokenizer-alone rows move tens.
+ * tokenizer-alone rows move tens. Every run is on the same CPU (one-cpu.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { repoRoot } from '../test/helpers/paths.js';
 import { checkFlags } from './args.js';
 import { coreTexts } from './core-texts.js';
+import { onOneCpu } from './one-cpu.js';
 import { nativeBinding } from '../src/pack/packer.js';
 import { loadTokenizer } from '../src/tokenize/tokenizer.js';
 
@@ -71,7 +72,8 @@ interface Pass {
 /** One run of a build: per set (code, prose), its median rate and checksum. */
 function runOnce(binary: string, dir: string): Record<string, Pass> {
   const out: Record<string, Pass> = {};
-  for (const line of execFileSync(binary, [dir, '3'], { encoding: 'utf8' }).trim().split('\n')) {
+  const pinned = onOneCpu(binary, [dir, '3']);
+  for (const line of execFileSync(pinned.command, pinned.args, { encoding: 'utf8' }).trim().split('\n')) {
     const m = /^(\w+) ([\d.]+) MB\/s .* sum ([0-9a-f]+)$/.exec(line);
     if (m) out[m[1]!] = { rate: Number(m[2]), sum: m[3]! };
   }
@@ -97,9 +99,11 @@ async function main(): Promise<void> {
   for (const [label, root] of builds) build(root, join(dir, `bench-${label.replace(' ', '-')}`));
   const runs = new Map<string, Record<string, Pass>[]>(builds.map(([label]) => [label, []]));
   for (let r = 0; r < rounds; r++) for (const [label] of builds) runs.get(label)!.push(runOnce(join(dir, `bench-${label.replace(' ', '-')}`), dir));
+  const cpu = onOneCpu('true', []).cpu;
+  const cpuNote = cpu === undefined ? '; not pinned: no taskset' : `; every run on CPU ${cpu}`;
   const rate = (label: string, set: string): number => median(runs.get(label)!.map((x) => x[set]!.rate));
   for (const [label] of builds) {
-    process.stdout.write(`tokenizer core alone, ${tokenizer}, ${label.padEnd(9)}  code ${rate(label, 'code').toFixed(1).padStart(6)} MB/s  prose ${rate(label, 'prose').toFixed(1).padStart(6)} MB/s  (CPU of one thread, median of ${rounds})\n`);
+    process.stdout.write(`tokenizer core alone, ${tokenizer}, ${label.padEnd(9)}  code ${rate(label, 'code').toFixed(1).padStart(6)} MB/s  prose ${rate(label, 'prose').toFixed(1).padStart(6)} MB/s  (CPU of one thread, median of ${rounds}${cpuNote})\n`);
   }
   if (!baseline) return;
   const same = ['code', 'prose'].every((set) => runs.get('this tree')![0]![set]!.sum === runs.get('baseline')![0]![set]!.sum);
