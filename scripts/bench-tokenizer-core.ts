@@ -1,5 +1,5 @@
 /**
- * npm run bench:tokenizer-core -- [--tokenizer qwen3] [--baseline PATH] [--rounds 5]
+ * npm run bench:tokenizer-core -- [--tokenizer qwen3] [--baseline PATH] [--rounds 5] [--cold]
  *
  * The native tokenizer core alone, without JavaScript: native/bench/bench_tokenizer.cpp compiled
  * (g++ -O3) against this tree's core and, with --baseline, against another checkout's (a worktree
@@ -8,7 +8,10 @@
  * per build the median MB per CPU-second over the rounds, the ratio, and whether the two builds
  * gave the same ids and ranges (a checksum of every token). CPU time of the one thread, and no V8
  * in the loop: on this shared machine its medians move a few percent where bench:tokenize's
- * tokenizer-alone rows move tens. Every run is on the same CPU (one-cpu.ts).
+ * tokenizer-alone rows move tens. Every run is on the same CPU (one-cpu.ts). By default the passes
+ * are over texts the core has seen (its tables warm); `--cold` times each pass on a core built
+ * afresh, so every piece's first sight (the merges of pieces not seen before) is in it, as in
+ * bench:tokenize's tokenizer alone and a pack's one pass over new text.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { onOneCpu } from './one-cpu.js';
 import { nativeBinding } from '../src/pack/packer.js';
 import { loadTokenizer } from '../src/tokenize/tokenizer.js';
 
-const USAGE = 'usage: npm run bench:tokenizer-core -- [--tokenizer qwen3] [--baseline PATH] [--rounds 5]';
+const USAGE = 'usage: npm run bench:tokenizer-core -- [--tokenizer qwen3] [--baseline PATH] [--rounds 5] [--cold]';
 const ARGUMENT_NAMES = ['byteIds', 'merges', 'classes', 'maxDigits', 'ignoreMerges', 'cacheEntries', 'tokenLengths', 'tokenBytes', 'pattern'];
 
 /** Writes the core's constructor arguments for `tokenizer`, as the native backend passes them, into dir. */
@@ -70,9 +73,9 @@ interface Pass {
 }
 
 /** One run of a build: per set (code, prose), its median rate and checksum. */
-function runOnce(binary: string, dir: string): Record<string, Pass> {
+function runOnce(binary: string, dir: string, cold: boolean): Record<string, Pass> {
   const out: Record<string, Pass> = {};
-  const pinned = onOneCpu(binary, [dir, '3']);
+  const pinned = onOneCpu(binary, [dir, '3', ...(cold ? ['cold'] : [])]);
   for (const line of execFileSync(pinned.command, pinned.args, { encoding: 'utf8' }).trim().split('\n')) {
     const m = /^(\w+) ([\d.]+) MB\/s .* sum ([0-9a-f]+)$/.exec(line);
     if (m) out[m[1]!] = { rate: Number(m[2]), sum: m[3]! };
@@ -84,7 +87,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  checkFlags(args, ['--tokenizer', '--baseline', '--rounds'], USAGE);
+  checkFlags(args, ['--tokenizer', '--baseline', '--rounds', '--cold'], USAGE);
+  const cold = args.includes('--cold');
   const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
   const tokenizer = flag('--tokenizer') ?? 'qwen3';
   const baseline = flag('--baseline');
@@ -98,12 +102,12 @@ async function main(): Promise<void> {
   const builds: [string, string][] = [['this tree', repoRoot], ...(baseline ? [['baseline', resolve(baseline)] as [string, string]] : [])];
   for (const [label, root] of builds) build(root, join(dir, `bench-${label.replace(' ', '-')}`));
   const runs = new Map<string, Record<string, Pass>[]>(builds.map(([label]) => [label, []]));
-  for (let r = 0; r < rounds; r++) for (const [label] of builds) runs.get(label)!.push(runOnce(join(dir, `bench-${label.replace(' ', '-')}`), dir));
+  for (let r = 0; r < rounds; r++) for (const [label] of builds) runs.get(label)!.push(runOnce(join(dir, `bench-${label.replace(' ', '-')}`), dir, cold));
   const cpu = onOneCpu('true', []).cpu;
   const cpuNote = cpu === undefined ? '; not pinned: no taskset' : `; every run on CPU ${cpu}`;
   const rate = (label: string, set: string): number => median(runs.get(label)!.map((x) => x[set]!.rate));
   for (const [label] of builds) {
-    process.stdout.write(`tokenizer core alone, ${tokenizer}, ${label.padEnd(9)}  code ${rate(label, 'code').toFixed(1).padStart(6)} MB/s  prose ${rate(label, 'prose').toFixed(1).padStart(6)} MB/s  (CPU of one thread, median of ${rounds}${cpuNote})\n`);
+    process.stdout.write(`tokenizer core alone, ${tokenizer}, ${label.padEnd(9)}  code ${rate(label, 'code').toFixed(1).padStart(6)} MB/s  prose ${rate(label, 'prose').toFixed(1).padStart(6)} MB/s  (CPU of one thread, ${cold ? 'cold' : 'warm'} passes, median of ${rounds}${cpuNote})\n`);
   }
   if (!baseline) return;
   const same = ['code', 'prose'].every((set) => runs.get('this tree')![0]![set]!.sum === runs.get('baseline')![0]![set]!.sum);
