@@ -11,6 +11,12 @@ export interface GroupableDoc {
   boundaries?: number[];
 }
 
+/**
+ * One input batch of the planner's feed: its documents, or, when none declares a group, the
+ * PlanBatch they make (planBatchOf), made once and given as it is on every walk.
+ */
+export type PlanChunk = readonly GroupableDoc[] | PlanBatch;
+
 /** What grouping did, for the report: runs planned as one unit, their documents, runs too long for one bin. */
 export interface DocGroupFigures {
   groups: number;
@@ -60,7 +66,7 @@ export class DocGroups {
    * The planner's batches: one per input batch, each run that fits merged into one document.
    * A run may cross input batches; it is given with the batch where it ends.
    */
-  *batches(input: Iterable<GroupableDoc[]>): Iterable<PlanBatch> {
+  *batches(input: Iterable<PlanChunk>): Iterable<PlanBatch> {
     this.plannerDoc = [];
     this.firstDoc = [];
     this.memberStart = [0];
@@ -85,7 +91,17 @@ export class DocGroups {
       run = [];
     };
     for (const docs of input) {
-      for (const d of docs) {
+      if (!Array.isArray(docs)) {
+        // No document of this batch declares a group: each ends the run before it and passes as it is.
+        const batch = docs as PlanBatch;
+        endRun();
+        plannerDocs += batch.lengths.length;
+        inputDocs += batch.lengths.length;
+        yield out.length ? concatBatches(toPlanBatch(out), batch) : batch;
+        out = [];
+        continue;
+      }
+      for (const d of docs as readonly GroupableDoc[]) {
         if (run.length && (d.group === undefined || d.group !== run[0]!.group)) endRun();
         run.push(d);
         inputDocs++;
@@ -142,7 +158,32 @@ export class DocGroups {
   }
 }
 
-function toPlanBatch(docs: GroupableDoc[]): PlanBatch {
+/**
+ * The PlanBatch of documents none of which declares a group, as DocGroups.batches would give
+ * them; undefined for an empty batch or one with a grouped document (those go as documents).
+ */
+export function planBatchOf(docs: readonly GroupableDoc[]): PlanBatch | undefined {
+  if (docs.length === 0 || docs.some((d) => d.group !== undefined)) return undefined;
+  return toPlanBatch(docs);
+}
+
+function concatBatches(a: PlanBatch, b: PlanBatch): PlanBatch {
+  const join = (x: Uint32Array, y: Uint32Array) => {
+    const out = new Uint32Array(x.length + y.length);
+    out.set(x);
+    out.set(y, x.length);
+    return out;
+  };
+  return {
+    lengths: join(a.lengths, b.lengths),
+    boundaryCounts: join(a.boundaryCounts!, b.boundaryCounts!),
+    boundaryOffsets: join(a.boundaryOffsets!, b.boundaryOffsets!),
+    headerLens: join(a.headerLens!, b.headerLens!),
+    keys: join(a.keys!, b.keys!),
+  };
+}
+
+function toPlanBatch(docs: readonly GroupableDoc[]): PlanBatch {
   const n = docs.length;
   const lengths = new Uint32Array(n);
   const boundaryCounts = new Uint32Array(n);

@@ -19,7 +19,7 @@ export {
 } from './packer.js';
 export { planBins, resolvePlanOptions, DEFAULT_PASS_UNITS, DEFAULT_PLAN_WINDOW_UNITS, type PlanOptions, type PlanBatch, type PlanSource, type PlanResult, type ResolvedPlanOptions } from './planner.js';
 export { UnitTally } from './fragmentation.js';
-export { DocGroups, type GroupableDoc, type DocGroupFigures } from './groups.js';
+export { DocGroups, planBatchOf, type GroupableDoc, type DocGroupFigures, type PlanChunk } from './groups.js';
 export { binOrder, type BinOrder } from './bin-order.js';
 export { orderLengths, LENGTH_ORDERS, type LengthOrder } from './order.js';
 export { compareStrategies, compareStrategiesFrom, strategyNames, strategyRow, type StrategyFigures, type CompareOptions, type LengthSource } from './strategies.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/random.js';
-import { DocGroups, planBins, UnitTally, type ClosedBins, type GroupableDoc, type OverlongPolicy } from '../../src/pack/index.js';
+import { DocGroups, planBatchOf, planBins, UnitTally, type ClosedBins, type GroupableDoc, type OverlongPolicy, type PlanChunk } from '../../src/pack/index.js';
 
 /** Random documents in random batches; about half in runs of 2..6 sharing a group, some runs longer than L. */
 function randomCorpus(seed: number, L: number): GroupableDoc[][] {
@@ -102,4 +102,29 @@ test('groups: a corpus without groups gives the planner the same batches and the
   assert.deepEqual(groups.figures(), { groups: 0, grouped_docs: 0, groups_split: 0 });
   const bins: ClosedBins = { binCount: 0, binUnitStart: new Uint32Array(1), unitDoc: new Uint32Array(0), unitStart: new Uint32Array(0), unitEnd: new Uint32Array(0), unitHeader: new Uint32Array(0), unitId: new Uint32Array(0) };
   assert.equal(groups.expand(bins), bins);
+});
+
+test('groups: a batch given as its PlanBatch (planBatchOf: no document of it grouped) plans as its documents do, a run ending at it included; the bins are the same', async () => {
+  const L = 1000;
+  for (const seed of [4, 5, 6]) {
+    // Every other batch without groups; a run still open at the end of the batch before one ends at it.
+    const input: GroupableDoc[][] = randomCorpus(seed, L).map((docs, i) => (i % 2 ? docs.map(({ group: _g, ...d }) => d) : docs));
+    const made = input.map((docs) => planBatchOf(docs) ?? docs);
+    const asBatches = made.filter((x) => !Array.isArray(x)).length;
+    const runEndsAtBatch = input.filter((docs, i) => i % 2 === 1 && input[i - 1]!.at(-1)!.group !== undefined).length;
+    assert.ok(asBatches > 3 && runEndsAtBatch > 0, `seed ${seed}: ${asBatches} batches without a grouped document, ${runEndsAtBatch} after an open run`);
+    const walk = (source: readonly PlanChunk[]) => [...new DocGroups(L).batches(source)];
+    assert.deepEqual(walk(made), walk(input), `seed ${seed}: the planner's batches`);
+    for (const overlong of ['split', 'boundary'] as OverlongPolicy[]) {
+      const planned = async (source: readonly PlanChunk[]) => {
+        const groups = new DocGroups(L);
+        const bins: ClosedBins[] = [];
+        await planBins(() => groups.batches(source), { capacity: L, overlong, passUnits: 97 }, (b) => void bins.push(groups.expand(b)));
+        return { bins, figures: groups.figures() };
+      };
+      assert.deepEqual(await planned(made), await planned(input), `seed ${seed}, ${overlong}: bins`);
+    }
+  }
+  assert.equal(planBatchOf([]), undefined);
+  assert.equal(planBatchOf([{ len: 3, key: 1 }, { len: 4, key: 2, group: 'g' }]), undefined);
 });
