@@ -92,7 +92,9 @@ function commandLine(): string {
   return /cli[\\/]main\.js$/.test(script) ? `midpack ${sub ?? ''}`.trim() : `node ${script.split(/[\\/]/).pop()} (library call)`;
 }
 
-const num = (x: number) => x.toLocaleString('en-US');
+// A whole number's digits grouped by commas, as toLocaleString('en-US') writes it: that call
+// builds an ICU formatter each time, about 14 ms of a pack's tail for one report.
+const num = (x: number) => (Number.isSafeInteger(x) && !Object.is(x, -0) ? String(x).replace(/\B(?=(\d{3})+$)/g, ',') : x.toLocaleString('en-US'));
 const pct = (x: number, digits = 4) => `${(x * 100).toFixed(digits)}%`;
 
 function headerSection(m: ReportManifest, x: ReportExtras): string {
