@@ -31,7 +31,7 @@ import { repoRoot } from '../test/helpers/paths.js';
 import { buildE2eCorpus } from './build-e2e-corpus.js';
 import { checkFlags } from './args.js';
 import { coreTexts } from './core-texts.js';
-import { onOneCpu } from './one-cpu.js';
+import { benchCpu, onOneCpu } from './one-cpu.js';
 import { identitySweep, referenceTokenizer, webSetPages } from '../test/helpers/web-pages.js';
 import type { ResolvedBackend } from '../src/tokenize/tokenizer.js';
 
@@ -78,7 +78,7 @@ async function child(mode: string, backend: ResolvedBackend, input: string, out:
   process.stdout.write(JSON.stringify(m) + '\n');
 }
 
-/** The baseline checkout's own CLI, `pack INPUT --workers 1` with its defaults: wall seconds and the child's peak RSS. */
+/** The baseline checkout's own CLI, `pack INPUT --workers 1` with its defaults: its wall seconds, tokens and shards' fingerprint. */
 function runBaseline(dir: string, input: string): Measure {
   const out = join(repoRoot, '.bench', 'tokenize-out-baseline');
   rmSync(out, { recursive: true, force: true });
@@ -208,7 +208,7 @@ async function coreFigures(): Promise<void> {
     process.stdout.write(`tokenizer alone, ${(backend === 'rust' ? 'Rust reference' : backend).padEnd(14)} code ${x.code.toFixed(1).padStart(7)} MB/s  prose ${x.prose.toFixed(1).padStart(7)} MB/s  peak RSS ${x.rss.toFixed(0)} MB\n`);
   }
   const n = rows.native!;
-  const cpu = onOneCpu('true', []).cpu;
+  const cpu = benchCpu();
   process.stdout.write(cpu === undefined ? 'tokenizer alone: each child where the scheduler put it (no taskset)\n' : `tokenizer alone: every child on CPU ${cpu}\n`);
   process.stdout.write(`native / Rust reference, one thread: code ${(n.code / rows.rust!.code).toFixed(1)}x, prose ${(n.prose / rows.rust!.prose).toFixed(1)}x (target >= 20x); native / fast: code ${(n.code / rows.fast!.code).toFixed(1)}x\n`);
 }

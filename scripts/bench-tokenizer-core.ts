@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { repoRoot } from '../test/helpers/paths.js';
 import { checkFlags } from './args.js';
 import { coreTexts } from './core-texts.js';
-import { onOneCpu } from './one-cpu.js';
+import { benchCpu, onOneCpu } from './one-cpu.js';
 import { nativeBinding } from '../src/pack/packer.js';
 import { loadTokenizer } from '../src/tokenize/tokenizer.js';
 
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   for (const [label, root] of builds) build(root, join(dir, `bench-${label.replace(' ', '-')}`));
   const runs = new Map<string, Record<string, Pass>[]>(builds.map(([label]) => [label, []]));
   for (let r = 0; r < rounds; r++) for (const [label] of builds) runs.get(label)!.push(runOnce(join(dir, `bench-${label.replace(' ', '-')}`), dir, cold));
-  const cpu = onOneCpu('true', []).cpu;
+  const cpu = benchCpu();
   const cpuNote = cpu === undefined ? '; not pinned: no taskset' : `; every run on CPU ${cpu}`;
   const rate = (label: string, set: string): number => median(runs.get(label)!.map((x) => x[set]!.rate));
   for (const [label] of builds) {

@@ -8,11 +8,17 @@ import { spawnSync } from 'node:child_process';
  * shares the core's caches), so two rows that landed on different vCPUs compared the vCPUs.
  * `MIDPACK_BENCH_CPU` chooses the CPU (default 0); without taskset the command runs as given.
  */
-export function onOneCpu(command: string, args: readonly string[]): { command: string; args: string[]; cpu?: number } {
-  if (!hasTaskset()) return { command, args: [...args] };
+export function onOneCpu(command: string, args: readonly string[]): { command: string; args: string[] } {
+  const cpu = benchCpu();
+  return cpu === undefined ? { command, args: [...args] } : { command: 'taskset', args: ['-c', String(cpu), command, ...args] };
+}
+
+/** The CPU onOneCpu runs commands on, or undefined when this machine has no taskset (for the benchmarks' output). */
+export function benchCpu(): number | undefined {
+  if (!hasTaskset()) return undefined;
   const cpu = Number(process.env.MIDPACK_BENCH_CPU ?? 0);
   if (!Number.isInteger(cpu) || cpu < 0) throw new Error(`MIDPACK_BENCH_CPU must be a CPU number, not ${process.env.MIDPACK_BENCH_CPU}`);
-  return { command: 'taskset', args: ['-c', String(cpu), command, ...args], cpu };
+  return cpu;
 }
 
 let found: boolean | undefined;

@@ -597,7 +597,7 @@ function chunkDocs(index: ChunkIndex): GroupableDoc[] {
  * document, and chunks past HELD_PLAN_ENTRIES, are made on each walk from the work store.
  */
 class PlanChunks {
-  private readonly made: (PlanBatch | undefined)[] = [];
+  private readonly made: (Required<PlanBatch> | undefined)[] = [];
   private held = 0;
 
   constructor(private readonly heldEntries = HELD_PLAN_ENTRIES) {}
@@ -605,7 +605,9 @@ class PlanChunks {
   /** Chunks are added in the order the store registers them. */
   add(index: ChunkIndex): void {
     const entries = index.docs.reduce((n, d) => n + 1 + (d.boundaries?.length ?? 0), 0);
-    const batch = this.held + entries <= this.heldEntries ? planBatchOf(chunkDocs(index)) : undefined;
+    // A grouped chunk goes as its documents on each walk: its ids are not hashed here for nothing.
+    const grouped = index.docs.some((d) => d.group !== undefined);
+    const batch = !grouped && this.held + entries <= this.heldEntries ? planBatchOf(chunkDocs(index)) : undefined;
     if (batch) this.held += entries;
     this.made.push(batch);
   }

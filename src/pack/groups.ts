@@ -15,7 +15,7 @@ export interface GroupableDoc {
  * One input batch of the planner's feed: its documents, or, when none declares a group, the
  * PlanBatch they make (planBatchOf), made once and given as it is on every walk.
  */
-export type PlanChunk = readonly GroupableDoc[] | PlanBatch;
+export type PlanChunk = readonly GroupableDoc[] | Required<PlanBatch>;
 
 /** What grouping did, for the report: runs planned as one unit, their documents, runs too long for one bin. */
 export interface DocGroupFigures {
@@ -93,7 +93,7 @@ export class DocGroups {
     for (const docs of input) {
       if (!Array.isArray(docs)) {
         // No document of this batch declares a group: each ends the run before it and passes as it is.
-        const batch = docs as PlanBatch;
+        const batch = docs as Required<PlanBatch>;
         endRun();
         plannerDocs += batch.lengths.length;
         inputDocs += batch.lengths.length;
@@ -162,12 +162,12 @@ export class DocGroups {
  * The PlanBatch of documents none of which declares a group, as DocGroups.batches would give
  * them; undefined for an empty batch or one with a grouped document (those go as documents).
  */
-export function planBatchOf(docs: readonly GroupableDoc[]): PlanBatch | undefined {
+export function planBatchOf(docs: readonly GroupableDoc[]): Required<PlanBatch> | undefined {
   if (docs.length === 0 || docs.some((d) => d.group !== undefined)) return undefined;
   return toPlanBatch(docs);
 }
 
-function concatBatches(a: PlanBatch, b: PlanBatch): PlanBatch {
+function concatBatches(a: Required<PlanBatch>, b: Required<PlanBatch>): Required<PlanBatch> {
   const join = (x: Uint32Array, y: Uint32Array) => {
     const out = new Uint32Array(x.length + y.length);
     out.set(x);
@@ -176,14 +176,14 @@ function concatBatches(a: PlanBatch, b: PlanBatch): PlanBatch {
   };
   return {
     lengths: join(a.lengths, b.lengths),
-    boundaryCounts: join(a.boundaryCounts!, b.boundaryCounts!),
-    boundaryOffsets: join(a.boundaryOffsets!, b.boundaryOffsets!),
-    headerLens: join(a.headerLens!, b.headerLens!),
-    keys: join(a.keys!, b.keys!),
+    boundaryCounts: join(a.boundaryCounts, b.boundaryCounts),
+    boundaryOffsets: join(a.boundaryOffsets, b.boundaryOffsets),
+    headerLens: join(a.headerLens, b.headerLens),
+    keys: join(a.keys, b.keys),
   };
 }
 
-function toPlanBatch(docs: readonly GroupableDoc[]): PlanBatch {
+function toPlanBatch(docs: readonly GroupableDoc[]): Required<PlanBatch> {
   const n = docs.length;
   const lengths = new Uint32Array(n);
   const boundaryCounts = new Uint32Array(n);
