@@ -41,10 +41,12 @@ Napi::Uint32Array copyOut(Napi::Env env, const std::vector<uint32_t>& v) {
 
 // A tokenizer core's configuration from (byteIds: Int32Array, merges: Int32Array, classes:
 // Uint8Array, maxDigits, ignoreMerges, cacheEntries, tokenLengths: Int32Array, tokenBytes:
-// Uint8Array, pattern): false, a TypeError thrown, when the arguments are not that.
+// Uint8Array, pattern[, unmerged: Int32Array]): false, a TypeError thrown, when the arguments are
+// not that. `unmerged`: an earlier build's unmergedTokens() for the same tables (BpeConfig).
 bool configOf(const Napi::CallbackInfo& info, const char* what, midpack::BpeConfig& config) {
-  if (info.Length() != 9 || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !info[6].IsTypedArray() || !info[7].IsTypedArray()) {
-    Napi::TypeError::New(info.Env(), std::string(what) + " expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries, Int32Array, Uint8Array, pattern)").ThrowAsJavaScriptException();
+  const bool known = info.Length() == 10 && !info[9].IsUndefined();
+  if ((info.Length() != 9 && info.Length() != 10) || (known && !info[9].IsTypedArray()) || !info[0].IsTypedArray() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !info[6].IsTypedArray() || !info[7].IsTypedArray()) {
+    Napi::TypeError::New(info.Env(), std::string(what) + " expects (Int32Array, Int32Array, Uint8Array, maxDigits, ignoreMerges, cacheEntries, Int32Array, Uint8Array, pattern[, Int32Array])").ThrowAsJavaScriptException();
     return false;
   }
   auto byteIds = info[0].As<Napi::Int32Array>();
@@ -61,6 +63,11 @@ bool configOf(const Napi::CallbackInfo& info, const char* what, midpack::BpeConf
   config.tokenLengths.assign(tokenLengths.Data(), tokenLengths.Data() + tokenLengths.ElementLength());
   config.tokenBytes.assign(reinterpret_cast<const char*>(tokenBytes.Data()), tokenBytes.ElementLength());
   config.pattern = static_cast<midpack::SplitPattern>(info[8].As<Napi::Number>().Int32Value());
+  if (known) {
+    auto unmerged = info[9].As<Napi::Int32Array>();
+    config.unmergedKnown = true;
+    config.unmergedTokens.assign(unmerged.Data(), unmerged.Data() + unmerged.ElementLength());
+  }
   return true;
 }
 
@@ -136,7 +143,8 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
                        {InstanceMethod("encodeInto", &NativeTokenizer::EncodeInto), InstanceMethod("encodeAsciiInto", &NativeTokenizer::EncodeAsciiInto),
                         InstanceMethod("encodeJsonAsciiInto", &NativeTokenizer::EncodeJsonAsciiInto),
                         InstanceMethod("copyLast", &NativeTokenizer::CopyLast),
-                        InstanceMethod("cacheSize", &NativeTokenizer::CacheSize)});
+                        InstanceMethod("cacheSize", &NativeTokenizer::CacheSize),
+                        InstanceMethod("unmergedTokens", &NativeTokenizer::UnmergedTokens)});
   }
 
   explicit NativeTokenizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeTokenizer>(info) {
@@ -293,6 +301,16 @@ class NativeTokenizer : public Napi::ObjectWrap<NativeTokenizer> {
   }
 
   Napi::Value CacheSize(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(core_ ? core_->cacheSize() : 0)); }
+
+  // The vocabulary's ids the build's check left out (BpeTokenizer::unmergedTokens), to be kept
+  // with the prepared tables and given to later builds.
+  Napi::Value UnmergedTokens(const Napi::CallbackInfo& info) {
+    const std::vector<int32_t> none;
+    const std::vector<int32_t>& ids = core_ ? core_->unmergedTokens() : none;
+    auto out = Napi::Int32Array::New(info.Env(), ids.size());
+    if (!ids.empty()) std::memcpy(out.Data(), ids.data(), ids.size() * sizeof(int32_t));
+    return out;
+  }
 
   std::unique_ptr<midpack::BpeTokenizer> core_;
   midpack::Encoding out_;

@@ -97,7 +97,8 @@ class SharedCores {
     bytes(c.classes.data(), c.classes.size());
     bytes(c.tokenLengths.data(), c.tokenLengths.size() * sizeof(int32_t));
     bytes(c.tokenBytes.data(), c.tokenBytes.size());
-    for (uint64_t v : {static_cast<uint64_t>(c.pattern), static_cast<uint64_t>(c.maxDigits), static_cast<uint64_t>(c.ignoreMerges), static_cast<uint64_t>(c.cacheEntries),
+    bytes(c.unmergedTokens.data(), c.unmergedTokens.size() * sizeof(int32_t));
+    for (uint64_t v : {static_cast<uint64_t>(c.pattern), static_cast<uint64_t>(c.maxDigits), static_cast<uint64_t>(c.ignoreMerges), static_cast<uint64_t>(c.unmergedKnown), static_cast<uint64_t>(c.cacheEntries),
                        static_cast<uint64_t>(c.cacheMaxBytes), static_cast<uint64_t>(c.maxPieceBytes)})
       mix(v);
     return h;

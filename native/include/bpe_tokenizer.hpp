@@ -59,6 +59,11 @@ struct BpeConfig {
   // token is looked up whole only when the merges of its own bytes reach it (checked here).
   std::vector<int32_t> tokenLengths;
   std::string tokenBytes;
+  // That check's outcome when already known (unmergedTokens() of a core built from the same
+  // vocabulary and merges, kept with the prepared tables): the ids, ascending, that are not
+  // looked up whole. With it the check is not run again; it is about half of a core's build.
+  bool unmergedKnown = false;
+  std::vector<int32_t> unmergedTokens;
   // Pieces kept in the table of pieces already encoded, and the longest piece kept (bytes).
   size_t cacheEntries = 1 << 16;
   size_t cacheMaxBytes = 256;
@@ -85,6 +90,10 @@ class BpeTokenizer {
   // The pieces' [start, end) in UTF-16 units (for tests).
   void split(const char16_t* text, size_t n, std::vector<uint32_t>& bounds) const;
   size_t cacheSize() const { return cached_; }
+  // The vocabulary's ids (ascending) whose bytes the merges do not end in (so they are not looked
+  // up whole): BpeConfig::unmergedTokens for a later build. Empty where no check is made
+  // (ignore_merges, or no vocabulary given).
+  const std::vector<int32_t>& unmergedTokens() const { return unmerged_; }
 
  private:
   // One slot of the flat table of merges, a word: the pair's left and right ids (20 bits each)
@@ -138,7 +147,8 @@ class BpeTokenizer {
     uint16_t count = 0;
     uint8_t state = 0;  // 0 empty, 1 vocabulary, 2 cached piece
   };
-  void addVocabulary(const std::vector<std::string>& bytes, bool verify);
+  void addVocabulary(const std::vector<std::string>& bytes, bool verify, const std::vector<int32_t>* known);
+  std::vector<int32_t> unmerged_;
   void encodePiece(const char* bytes, size_t n, std::vector<int32_t>& ids);
   // `hash` is hashBytes(bytes, n).
   void lookupOrMerge(const char* bytes, size_t n, uint64_t hash, std::vector<int32_t>& ids);

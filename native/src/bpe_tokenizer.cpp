@@ -195,28 +195,41 @@ BpeTokenizer::BpeTokenizer(BpeConfig config)
   while (capacity < 2 * (tokens + cacheEntries_)) capacity *= 2;
   slots_.assign(capacity, Slot());
   hot_.assign(size_t{1} << kHotBits, HotPiece());
-  addVocabulary(bytes, vocabulary && !ignoreMerges_);
+  const bool verify = vocabulary && !ignoreMerges_;
+  addVocabulary(bytes, verify, verify && config.unmergedKnown ? &config.unmergedTokens : nullptr);
 }
 
 // The vocabulary goes in first and is never removed, so no vocabulary key's probe sequence
 // crosses a cached piece's slot: emptying the cache's slots leaves every lookup valid. With
 // `verify`, a token goes in only when the merges of its own bytes end in it (else a piece equal
-// to it is merged like any other).
-void BpeTokenizer::addVocabulary(const std::vector<std::string>& bytes, bool verify) {
+// to it is merged like any other). `known`: the ids the check left out, from an earlier build
+// (ascending), so it is not run again. Either way the ids left out are unmerged_.
+void BpeTokenizer::addVocabulary(const std::vector<std::string>& bytes, bool verify, const std::vector<int32_t>* known) {
   std::vector<int32_t> ids;
+  size_t next = 0;  // known's next id
   for (size_t id = 0; id < bytes.size(); id++) {
     const std::string& key = bytes[id];
     if (key.empty()) continue;
-    if (verify && key.size() > 1) {
+    if (known) {
+      if (next < known->size() && (*known)[next] == static_cast<int32_t>(id)) {
+        next++;
+        unmerged_.push_back(static_cast<int32_t>(id));
+        continue;
+      }
+    } else if (verify && key.size() > 1) {
       ids.clear();
       mergeBytes(key.data(), key.size(), ids);
-      if (ids.size() != 1 || ids[0] != static_cast<int32_t>(id)) continue;
+      if (ids.size() != 1 || ids[0] != static_cast<int32_t>(id)) {
+        unmerged_.push_back(static_cast<int32_t>(id));
+        continue;
+      }
     }
     uint64_t h = hashBytes(key.data(), key.size());
     size_t at = findSlot(key.data(), key.size(), h);
     if (slots_[at].state != 0) continue;  // the lowest id of equal bytes wins
     insertSlot(key.data(), key.size(), h, at, static_cast<int32_t>(id), 0, false);
   }
+  if (known && next != known->size()) throw std::invalid_argument("BpeTokenizer: the known unmerged tokens are not ascending ids of the vocabulary");
 }
 
 size_t BpeTokenizer::findSlot(const char* bytes, size_t n, uint64_t hash) const {

@@ -140,6 +140,8 @@ export interface NativeBinding {
   NativeTokenizer: new (
     byteIds: Int32Array, merges: Int32Array, classes: Uint8Array, maxDigits: number, ignoreMerges: boolean, cacheEntries: number,
     tokenLengths: Int32Array, tokenBytes: Uint8Array, pattern: number,
+    /** FastTables.unmerged: the vocabulary's check already done (an earlier build's unmergedTokens()). */
+    unmerged?: Int32Array,
   ) => {
     /** The tokens of `text` written at `at` (ranges plus `base`): their count, or minus it when they do not fit (nothing written). */
     encodeInto(text: string, ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
@@ -150,6 +152,8 @@ export interface NativeBinding {
     /** The last encodeInto's tokens, written at `at` of arrays grown since; their count (or minus it, again). */
     copyLast(ids: Int32Array, starts: Int32Array, ends: Int32Array, at: number, base: number): number;
     cacheSize(): number;
+    /** The vocabulary's ids this build left out, its bytes not merging into them (FastTables.unmerged). */
+    unmergedTokens(): Int32Array;
   };
   NativePacker: new (...args: NativePackerArgs) => {
     push(lengths: Uint32Array, counts?: Uint32Array, offsets?: Uint32Array, headers?: Uint32Array): ClosedBins;

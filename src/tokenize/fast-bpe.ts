@@ -57,6 +57,12 @@ export interface FastTables {
   pairs: Int32Array;
   /** Each token's bytes, in id order (byteLens gives their lengths): the native core's vocabulary. */
   tokenBytes: Uint8Array;
+  /**
+   * The ids (ascending) the native core's build leaves out of its vocabulary because their bytes
+   * do not merge into them: a build's own check, about half its time, kept with the prepared
+   * tables (prepared.ts) so later builds skip it. Absent: the core checks.
+   */
+  unmerged?: Int32Array;
 }
 
 interface BpeModelJson {

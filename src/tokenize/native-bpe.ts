@@ -169,7 +169,17 @@ function limited<T>(encode: () => T): T {
 
 /** The native core's constructor arguments (the same for NativeCoreSeed: they are what the process-wide built core is found by). */
 function coreArgs(tables: FastTables, splitter: NativeSplitter, ignoreMerges: boolean, cacheEntries: number) {
-  return [tables.byteIds, tables.pairs, nativeClasses(), splitter.maxDigits, ignoreMerges, cacheEntries, tables.byteLens, tables.tokenBytes, splitter.pattern] as const;
+  return [tables.byteIds, tables.pairs, nativeClasses(), splitter.maxDigits, ignoreMerges, cacheEntries, tables.byteLens, tables.tokenBytes, splitter.pattern, tables.unmerged] as const;
+}
+
+/**
+ * The ids a native core built from these tables leaves out of its vocabulary (FastTables.unmerged),
+ * found by building one: for the prepared tables, once per tokenizer and machine. The splitter
+ * plays no part in it, so any will do.
+ */
+export function unmergedVocabulary(tables: FastTables, ignoreMerges: boolean): Int32Array {
+  const core = makeCore({ ...tables, unmerged: undefined }, { pattern: SplitPattern.Qwen, maxDigits: 1 }, ignoreMerges, 0);
+  return core.unmergedTokens();
 }
 
 function makeCore(tables: FastTables, splitter: NativeSplitter, ignoreMerges: boolean, cacheEntries: number) {

@@ -7,6 +7,7 @@ import { fileTag, type FileTag } from '../io/file-tag.js';
 import { tempPath, writeFileAtomic } from '../write/files.js';
 import { nativeBinding } from '../pack/packer.js';
 import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type TokenizerJson } from './fast-bpe.js';
+import { unmergedVocabulary } from './native-bpe.js';
 
 /**
  * A tokenizer.json as a job uses it, prepared once per tokenizer and machine.
@@ -26,9 +27,11 @@ import { checkFastPipeline, checkNativeModel, fastTables, type FastTables, type 
  * Cache file `prepared-v{PREPARED_VERSION}-{sha256}.bin` (native byte order: it is this machine's):
  *
  *   u32      header length H
- *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, ranks_bytes, token_bytes, xxh64 } | null }
+ *   H bytes  header JSON { version, sha256, parts, fast_reason, native_reason, tables: { tokens, merges, unmerged, ranks_bytes, token_bytes, xxh64 } | null }
  *   0-3      zero bytes, so the tables start at a multiple of 4
- *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges]
+ *   int32    byteLens[tokens], byteIds[256], pairs[3 * merges], unmerged[unmerged]
+ *            (FastTables.unmerged: the native core's check of its vocabulary, done once here;
+ *            unmerged is null in the header where the native core cannot run the tokenizer)
  *   bytes    tiktoken's ranks text, latin1, ranks_bytes long
  *   bytes    each token's bytes in id order, token_bytes long
  *
@@ -62,7 +65,7 @@ export interface PreparedTokenizer {
 }
 
 /** Bump when checkFastPipeline, fastTables or this layout change, so old entries are not reused. */
-export const PREPARED_VERSION = 5;
+export const PREPARED_VERSION = 6;
 
 export interface PrepareOptions {
   /** Run checkFastPipeline and checkNativeModel on a cache miss (and then write the entry). A worker skips them: it was told. */
@@ -104,6 +107,7 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
   const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
   const tables = exact && (opts.tables || dir) ? fastTables(full) : undefined;
+  if (tables && nativeReason === null) tables.unmerged = unmergedVocabulary(tables, (full.model as { ignore_merges?: boolean } | undefined)?.ignore_merges === true);
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
@@ -220,7 +224,7 @@ interface Header {
   parts: TokenizerJson;
   fast_reason: string | null;
   native_reason: string | null;
-  tables: { tokens: number; merges: number; ranks_bytes: number; token_bytes: number; xxh64: string } | null;
+  tables: { tokens: number; merges: number; unmerged: number | null; ranks_bytes: number; token_bytes: number; xxh64: string } | null;
 }
 
 const entryName = (hash: string) => `prepared-v${PREPARED_VERSION}-${hash}.bin`;
@@ -236,7 +240,7 @@ function writeEntry(dir: string, e: Entry): void {
     parts: e.parts,
     fast_reason: e.fastReason,
     native_reason: e.nativeReason,
-    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, xxh64: check } : null,
+    tables: t ? { tokens: t.byteLens.length, merges: t.pairs.length / 3, unmerged: t.unmerged?.length ?? null, ranks_bytes: t.ranks.length, token_bytes: t.tokenBytes.length, xxh64: check } : null,
   };
   const head = Buffer.from(JSON.stringify(header));
   const pad = (4 - ((4 + head.length) % 4)) % 4;
@@ -255,7 +259,7 @@ function writeAtomically(path: string, bytes: Buffer): void {
 }
 
 function tableBytes(t: FastTables): Buffer {
-  const ints = [t.byteLens, t.byteIds, t.pairs].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  const ints = [t.byteLens, t.byteIds, t.pairs, t.unmerged ?? new Int32Array(0)].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
   return Buffer.concat([...ints, Buffer.from(t.ranks, 'latin1'), t.tokenBytes]);
 }
 
@@ -277,14 +281,15 @@ function readEntry(dir: string, hash: string): Entry | undefined {
   const t = header.tables;
   if (!t) return header.fast_reason === null || header.native_reason === null ? undefined : entry; // an exact tokenizer's entry has its tables
   const body = file.subarray(at);
-  const intBytes = 4 * (t.tokens + 256 + 3 * t.merges);
+  const intBytes = 4 * (t.tokens + 256 + 3 * t.merges + (t.unmerged ?? 0));
   if (body.length !== intBytes + t.ranks_bytes + t.token_bytes || tablesCheck(body) !== t.xxh64) return undefined;
   // A copy: the file's buffer need not be 4-byte aligned for the int32 views.
   const ints = new Int32Array(body.buffer.slice(body.byteOffset, body.byteOffset + intBytes));
   entry.tables = {
     byteLens: ints.subarray(0, t.tokens),
     byteIds: ints.subarray(t.tokens, t.tokens + 256),
-    pairs: ints.subarray(t.tokens + 256),
+    pairs: ints.subarray(t.tokens + 256, t.tokens + 256 + 3 * t.merges),
+    ...(t.unmerged === null ? {} : { unmerged: ints.subarray(t.tokens + 256 + 3 * t.merges) }),
     ranks: body.toString('latin1', intBytes, intBytes + t.ranks_bytes),
     tokenBytes: new Uint8Array(body.subarray(intBytes + t.ranks_bytes)),
   };

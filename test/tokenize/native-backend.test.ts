@@ -4,10 +4,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
-import { checkNativePipeline, nativeClasses, NativeBpe } from '../../src/tokenize/native-bpe.js';
+import { checkNativePipeline, nativeClasses, NativeBpe, unmergedVocabulary } from '../../src/tokenize/native-bpe.js';
 import { REFERENCE_CLASSES } from '../../src/tokenize/unicode-classes-table.js';
 import { prepareTokenizer } from '../../src/tokenize/prepared.js';
-import { checkNativeModel } from '../../src/tokenize/fast-bpe.js';
+import { checkNativeModel, fastTables, type FastTables, type TokenizerJson } from '../../src/tokenize/fast-bpe.js';
+import { BYTE_TO_CHAR } from '../../src/tokenize/byte-level.js';
 import { TokenBuffer } from '../../src/tokenize/token-buffer.js';
 import { Rng } from '../../src/core/random.js';
 import { repoRoot, readabilityPages } from '../helpers/paths.js';
@@ -203,5 +204,39 @@ test('countPlain is the length of encodePlain on every backend: real code, web p
   for (const backend of ['native', 'fast', 'hf'] as const) {
     const t = await loadTokenizer('qwen3', backend, true);
     for (const [i, text] of texts.entries()) assert.equal(t.countPlain(text), t.encodePlain(text).length, `${backend}, text ${i}`);
+  }
+});
+
+/** A byte-level BPE on Qwen3's pipeline whose vocabulary holds "abc", which its merges never make ("ab" first, then nothing joins "ab" and "c"). */
+function unreachedTokenTables(): { parts: TokenizerJson; tables: FastTables; abc: number } {
+  const qwen = prepareTokenizer('qwen3', { check: false, tables: false, dir: null }).parts;
+  const vocab: Record<string, number> = Object.fromEntries(BYTE_TO_CHAR.map((c, i) => [c, i]));
+  Object.assign(vocab, { ab: 256, bc: 257, abc: 258 });
+  const parts = { ...qwen, model: { type: 'BPE', vocab, merges: ['a b', 'b c'] } } as TokenizerJson;
+  return { parts, tables: fastTables(parts), abc: 258 };
+}
+
+test("the native core's check of its vocabulary is done once and kept with the prepared tables: a core given it encodes as one that checks", () => {
+  const { parts, tables, abc } = unreachedTokenTables();
+  assert.deepEqual([...unmergedVocabulary(tables, false)], [abc], '"abc" is not what its bytes merge to');
+  assert.deepEqual([...unmergedVocabulary(tables, true)], [], 'under ignore_merges a token is its bytes: nothing is checked');
+  const encode = (unmerged?: Int32Array) => {
+    const out = new TokenBuffer(64);
+    new NativeBpe(parts, { ...tables, unmerged }, 0).encodeInto('abc abcd', out, 0, null);
+    return [...out.ids.subarray(0, out.length)];
+  };
+  const checked = encode(undefined);
+  assert.deepEqual(checked, [256, 99, 32, 256, 99, 100], 'ab c, space, ab c d: the merges, not the vocabulary entry');
+  assert.deepEqual(encode(Int32Array.of(abc)), checked);
+  // The list is what decides: told that nothing is left out, the core takes "abc" whole.
+  assert.deepEqual(encode(new Int32Array(0)), [abc, 32, 256, 99, 100]);
+  assert.throws(() => encode(Int32Array.of(abc + 5)), /known unmerged tokens/);
+});
+
+test("the shipped tokenizers' checks, as their prepared tables keep them: only GPT-4o's two special tokens' texts are left out (Llama-3 checks nothing: ignore_merges)", slow, () => {
+  const expected: Record<string, number[]> = { qwen3: [], llama3: [], deepseek_v3: [], gpt4o: [199_999, 200_018] };
+  for (const [name, ids] of Object.entries(expected)) {
+    const p = prepareTokenizer(TOKENIZERS[name]!, { check: true, tables: true, dir: null });
+    assert.deepEqual([...(p.tables!.unmerged ?? [])], ids, name);
   }
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { prepareTokenizer, tokenizerCacheDir, tokenizerPath, PREPARED_VERSION } from '../../src/tokenize/prepared.js';
 import { fastTables } from '../../src/tokenize/fast-bpe.js';
+import { unmergedVocabulary } from '../../src/tokenize/native-bpe.js';
 import { MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { repoRoot } from '../helpers/paths.js';
 import { nativeBinding } from '../../src/pack/packer.js';
@@ -39,6 +40,8 @@ test('the Qwen3 tokenizer is prepared once: the entry holds the verdict and the 
   const again = prepareTokenizer('qwen3', { check: true, tables: true, dir });
   const fromJson = fastTables(first.json());
   for (const k of ['byteLens', 'byteIds', 'pairs'] as const) assert.deepEqual(again.tables![k], fromJson[k], k);
+  // The native core's check of the vocabulary, made once here and read back (none fail for Qwen3).
+  assert.deepEqual(again.tables!.unmerged, unmergedVocabulary(fromJson, false));
   assert.equal(again.tables!.ranks, fromJson.ranks);
   assert.deepEqual(again.parts.added_tokens, first.json().added_tokens);
   assert.equal((again.parts.model as Record<string, unknown>).vocab, undefined, 'the vocabulary lives in the tables, not the header');
