@@ -107,7 +107,8 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
   const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
   const tables = exact && (opts.tables || dir) ? fastTables(full) : undefined;
-  if (tables && nativeReason === null) tables.unmerged = unmergedVocabulary(tables, (full.model as { ignore_merges?: boolean } | undefined)?.ignore_merges === true);
+  // Only for an entry to keep: without one, a core build checks for itself (no extra build here).
+  if (tables && dir && nativeReason === null) tables.unmerged = unmergedVocabulary(tables, (full.model as { ignore_merges?: boolean } | undefined)?.ignore_merges === true);
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTokenizer, resolveTokenizerBackend, type MidTokenizer } from '../../src/tokenize/tokenizer.js';
 import { encodeForPacking } from '../../src/tokenize/encode.js';
@@ -236,7 +237,12 @@ test("the native core's check of its vocabulary is done once and kept with the p
 test("the shipped tokenizers' checks, as their prepared tables keep them: only GPT-4o's two special tokens' texts are left out (Llama-3 checks nothing: ignore_merges)", slow, () => {
   const expected: Record<string, number[]> = { qwen3: [], llama3: [], deepseek_v3: [], gpt4o: [199_999, 200_018] };
   for (const [name, ids] of Object.entries(expected)) {
-    const p = prepareTokenizer(TOKENIZERS[name]!, { check: true, tables: true, dir: null });
-    assert.deepEqual([...(p.tables!.unmerged ?? [])], ids, name);
+    const dir = mkdtempSync(join(tmpdir(), 'midpack-unmerged-'));
+    assert.deepEqual([...prepareTokenizer(TOKENIZERS[name]!, { check: true, tables: true, dir }).tables!.unmerged!], ids, name);
+    // Read back from the entry, as later jobs take it.
+    assert.deepEqual([...prepareTokenizer(TOKENIZERS[name]!, { check: true, tables: true, dir }).tables!.unmerged!], ids, `${name}, from the cache`);
+    rmSync(dir, { recursive: true, force: true });
   }
+  // Without a cache folder nothing is kept, so nothing is computed ahead: the core checks for itself.
+  assert.equal(prepareTokenizer('qwen3', { check: true, tables: true, dir: null }).tables!.unmerged, undefined);
 });
