@@ -33,12 +33,15 @@ export function docsOfLines(job: LineBatchJob, readLiterals = false): { records:
   const literals: (AsciiLiteral | undefined)[] = [];
   let records = 0;
   let at = 0;
+  // Buffer's indexOf is memchr; a Uint8Array's walks byte by byte in V8's builtin: 41-44 ms
+  // against 11-18 over the e2e corpus's 105 MB of lines, on a worker's critical path.
+  const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
   for (let i = 0; i < job.lines; i++) {
     const lineNo = job.firstLineNo + i;
     let line: Line;
     if (job.tooLong !== undefined) line = { lineNo, text: null, error: 'line_too_long', bytes: job.tooLong };
     else {
-      const nl = job.bytes.indexOf(0x0a, at);
+      const nl = bytes.indexOf(0x0a, at);
       const raw = job.bytes.subarray(at, nl);
       at = nl + 1;
       const ascii = readLiterals ? asciiRecord(job, lineNo, raw, owns) : undefined;
