@@ -107,8 +107,9 @@ export function prepareTokenizer(spec: string, opts: PrepareOptions): PreparedTo
   const fastReason = opts.check ? (checkFastPipeline(full) ?? null) : undefined;
   const exact = fastReason === null || nativeReason === null || (fastReason === undefined && opts.tables);
   const tables = exact && (opts.tables || dir) ? fastTables(full) : undefined;
-  // Only for an entry to keep: without one, a core build checks for itself (no extra build here).
-  if (tables && dir && nativeReason === null) tables.unmerged = unmergedVocabulary(tables, (full.model as { ignore_merges?: boolean } | undefined)?.ignore_merges === true);
+  // Only for an entry to keep (without one, a core build checks for itself: no extra build here),
+  // and only where there is a native core to make it.
+  if (tables && dir && nativeReason === null && nativeChecksVocabulary()) tables.unmerged = unmergedVocabulary(tables, (full.model as { ignore_merges?: boolean } | undefined)?.ignore_merges === true);
   const parts = partsOf(full);
   if (dir && fastReason !== undefined && nativeReason !== undefined) writeEntry(dir, { hash, parts, fastReason, nativeReason, tables });
   return { ...base, parts, fastReason, nativeReason, tables: opts.tables ? tables : undefined };
@@ -306,6 +307,15 @@ function parseJson(path: string, bytes: Buffer): unknown {
 }
 
 /** XXH64 of an entry's tables by the native addon, or undefined when it is not built (or predates xxh64). */
+/** Whether this process has a native core that reports its vocabulary check (the addon built, and built with it). */
+function nativeChecksVocabulary(): boolean {
+  try {
+    return typeof nativeBinding().NativeTokenizer.prototype.unmergedTokens === 'function';
+  } catch {
+    return false; // no native addon: the fast backend's tables alone
+  }
+}
+
 function tablesCheck(body: Uint8Array): string | undefined {
   try {
     return nativeBinding().xxh64?.(body);
