@@ -171,7 +171,6 @@ function comparePrepared(a: string, b: string): string {
   return `prepared documents: ${x.length} against ${y.length}, same ids in the same order: ${sameOrder}; only in one: ${JSON.stringify(only)}; texts that differ, by kind: ${JSON.stringify(differ)}${named.length ? `; not edits: ${named.join('; ')}` : ''}`;
 }
 
-/** Wall seconds, peak RSS, and CPU seconds (user + system, its git processes included). */
 /**
  * The overlap the run's own CPU allows: its CPU-seconds spread over every core at once still take
  * their sum / cores of wall time, so while each phase alone keeps the cores busy the overlap
@@ -183,6 +182,7 @@ function overlapFloor(runCpu: number, longerPhase: number): string {
   return `overlap's floor from CPU:           ${(least / longerPhase).toFixed(2)}  (the run's ${runCpu.toFixed(1)} CPU-seconds on ${cores} cores take at least ${least.toFixed(1)} s, over the longer phase alone)`;
 }
 
+/** Wall seconds, peak RSS, and CPU seconds (user + system, its git processes included). */
 function timed(cmd: string[], env: Record<string, string> = {}): { seconds: number; stdout: string; maxRssMB: number; cpu: number; steal: number } {
   const t0 = performance.now();
   const ticks = cpuTicks();

@@ -1,14 +1,9 @@
 import { closeSync, constants, openSync, rmSync, write } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { SLAB_BYTES, SLABS, slabMemory } from '../src/write/direct-file.js';
 
 const writeAsync = promisify(write);
-
-/** As the pack's writers issue them (src/write/direct-file.ts): 2 MiB slabs, three in flight. */
-const SLAB_BYTES = 2 << 20;
-const IN_FLIGHT = 3;
-
-declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => { buffer: SharedArrayBuffer } };
 
 /**
  * Seconds this disk takes to write `bytes` past the page cache (O_DIRECT), as the pack's output
@@ -28,12 +23,12 @@ export async function directWriteSeconds(dir: string, bytes: number): Promise<nu
     return undefined;
   }
   try {
-    // Shared WebAssembly memory is page-aligned, as O_DIRECT needs.
-    const memory = new WebAssembly.Memory({ initial: (IN_FLIGHT * SLAB_BYTES) / 65_536, maximum: (IN_FLIGHT * SLAB_BYTES) / 65_536, shared: true }).buffer;
-    const slabs = Array.from({ length: IN_FLIGHT }, (_, k) => new Uint8Array(memory, k * SLAB_BYTES, SLAB_BYTES).fill(k + 1));
+    // The pack's writers' own slabs: their size, their number in flight, their memory.
+    const memory = slabMemory();
+    const slabs = Array.from({ length: SLABS }, (_, k) => new Uint8Array(memory, k * SLAB_BYTES, SLAB_BYTES).fill(k + 1));
     const pending: (Promise<unknown> | undefined)[] = [];
     const t0 = performance.now();
-    for (let offset = 0, k = 0; offset < bytes; offset += SLAB_BYTES, k = (k + 1) % IN_FLIGHT) {
+    for (let offset = 0, k = 0; offset < bytes; offset += SLAB_BYTES, k = (k + 1) % SLABS) {
       await pending[k];
       pending[k] = writeAsync(fd, slabs[k]!, 0, SLAB_BYTES, offset);
     }

@@ -5,9 +5,9 @@ import { HashThread, type HashStream } from './hash-thread.js';
 /** O_DIRECT wants memory, file offsets and lengths in multiples of the device's block; 4 KiB covers 512-byte and 4K devices. */
 const ALIGN = 4096;
 /** Bytes gathered before one write is issued. */
-const SLAB_BYTES = 2 << 20;
+export const SLAB_BYTES = 2 << 20;
 /** Slabs per file: one filling while the others are written, so the caller waits on the disk only when all are in flight. */
-const SLABS = 3;
+export const SLABS = 3;
 
 /** The one WebAssembly API used here (the project's lib settings declare none). */
 declare const WebAssembly: { Memory: new (d: { initial: number; maximum: number; shared: true }) => { buffer: SharedArrayBuffer } };
@@ -26,7 +26,12 @@ const idleMemories: SharedArrayBuffer[] = [];
 const MAX_IDLE_MEMORIES = 8;
 
 function takeMemory(): SharedArrayBuffer {
-  return idleMemories.pop() ?? new WebAssembly.Memory({ initial: WASM_PAGES, maximum: WASM_PAGES, shared: true }).buffer;
+  return idleMemories.pop() ?? slabMemory();
+}
+
+/** A file's slabs: page-aligned memory (as O_DIRECT needs) that another thread can read without a copy. */
+export function slabMemory(): SharedArrayBuffer {
+  return new WebAssembly.Memory({ initial: WASM_PAGES, maximum: WASM_PAGES, shared: true }).buffer;
 }
 
 interface Slab {
