@@ -24,7 +24,7 @@ import { nativeBinding } from '../src/pack/packer.js';
 import { loadTokenizer } from '../src/tokenize/tokenizer.js';
 
 const USAGE = 'usage: npm run bench:tokenizer-core -- [--tokenizer qwen3] [--baseline PATH] [--rounds 5] [--cold]';
-const ARGUMENT_NAMES = ['byteIds', 'merges', 'classes', 'maxDigits', 'ignoreMerges', 'cacheEntries', 'tokenLengths', 'tokenBytes', 'pattern'];
+const ARGUMENT_NAMES = ['byteIds', 'merges', 'classes', 'maxDigits', 'ignoreMerges', 'cacheEntries', 'tokenLengths', 'tokenBytes', 'pattern', 'unmergedTokens'];
 
 /** Writes the core's constructor arguments for `tokenizer`, as the native backend passes them, into dir. */
 async function dumpTables(tokenizer: string, dir: string): Promise<void> {

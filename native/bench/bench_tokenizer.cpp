@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   c.classes = arr<uint8_t>(dir + "/classes");
   c.tokenLengths = arr<int32_t>(dir + "/tokenLengths");
   c.tokenBytes = slurp(dir + "/tokenBytes");
+  // The vocabulary check's outcome, when the backend passed it (a prepared entry's list).
+  if (std::ifstream(dir + "/unmergedTokens")) { c.unmergedKnown = true; c.unmergedTokens = arr<int32_t>(dir + "/unmergedTokens"); }
   int md, im, pat; size_t ce;
   sscanf(slurp(dir + "/meta").c_str(), "%d %d %zu %d", &md, &im, &ce, &pat);
   c.maxDigits = md; c.ignoreMerges = im; c.cacheEntries = ce; c.pattern = static_cast<SplitPattern>(pat);
