@@ -49,7 +49,9 @@ export async function* maskLines(file: string, frequent: FrequentSegments, optio
     let out: MaskedLine;
     if (head && found) {
       ledger.input();
-      const spans = masking.mask(head, text[0]!, found, (start, end) => new LineText(line, () => parsedLine(line, file, b.firstLineNo) as Doc).slice(start, end));
+      // One reader a line: its cursor walks the line once for the samples, in the order of their lines.
+      let lineText: LineText | undefined;
+      const spans = masking.mask(head, text[0]!, found, (start, end) => (lineText ??= new LineText(line, () => parsedLine(line, file, b.firstLineNo) as Doc)).slice(start, end));
       out = { id: head.id, tokenizable: text[0]! > 0 && text[1] === 1, spans: withOwn(head.loss_mask_spans, spans) };
     } else {
       const doc = parsedLine(line, file, b.firstLineNo);
