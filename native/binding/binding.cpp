@@ -716,23 +716,16 @@ Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
   thread_local std::vector<uint16_t> text;
   thread_local std::vector<uint32_t> out;
   thread_local midpack::LineSegmenter segmenter;
-  size_t at = 0, unit = 0;
   const uint8_t* literal = line.Data() + size_t(from) + 1;
   const size_t n = size_t(to - from) - 2;
-  // Every unit: a walk to an end no text reaches stops at the literal's end, and fails only for what it cannot read.
-  midpack::jsonStringUnits(literal, n, at, unit, 0, SIZE_MAX, text);
-  if (at != n) return env.Undefined();
-  bool wellFormed = true;
-  for (size_t i = 0; i < text.size() && wellFormed; i++) {
-    const uint16_t c = text[i];
-    if (c < 0xD800 || c > 0xDFFF) continue;
-    if (c <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF) i++;
-    else wellFormed = false;
-  }
+  if (text.size() < n) text.resize(n);  // grown, never shrunk: no zeroing a call
+  size_t units = 0;
+  if (midpack::jsonStringAllUnits(literal, n, text.data(), units) != n) return env.Undefined();
+  const bool wellFormed = midpack::wellFormedUtf16(text.data(), units);
   const auto [specials, pairs] = specialPairs(info[3]);
-  segmenter.segment(text.data(), text.size(), specials, pairs, info[4].As<Napi::Number>().Uint32Value(), false, out);
+  segmenter.segment(text.data(), units, specials, pairs, info[4].As<Napi::Number>().Uint32Value(), false, out);
   auto result = info[5].As<Napi::Float64Array>();
-  result[0] = double(text.size());
+  result[0] = double(units);
   result[1] = wellFormed ? 1 : 0;
   return copyOut(env, out);
 }

@@ -36,4 +36,11 @@ size_t unescapeJsonAscii(const uint8_t* s, size_t n, char* out);
 // units, or `unit` is past `start`.
 bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_t start, size_t end, std::vector<uint16_t>& out);
 
+// Every UTF-16 unit the content s[0, n) stands for, written to `out` (room for n units: a byte
+// stands for at most one, four of UTF-8 for a surrogate pair's two), their count in `units`:
+// jsonStringUnits(s, n, at = 0, unit = 0, 0, SIZE_MAX, ...) in one pass without its window (a
+// masking pass reads each document's whole text so). Returns the bytes read: n, or where the
+// content stops being JSON this reads.
+size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units);
+
 }  // namespace midpack

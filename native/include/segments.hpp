@@ -18,6 +18,9 @@ uint64_t xxh64(const uint8_t* data, size_t len);
 // True for the UTF-16 units String.prototype.trim removes (WhiteSpace and LineTerminator).
 bool isTrimmedSpace(uint16_t c);
 
+// True when every surrogate of t[0, n) is in a high-low pair (String.prototype.isWellFormed).
+bool wellFormedUtf16(const uint16_t* t, size_t n);
+
 // Writes the UTF-8 bytes of text[from, to) to `out` (room for 3 bytes a unit), lone surrogates as
 // U+FFFD; returns how many.
 size_t utf8Of(const uint16_t* text, size_t from, size_t to, uint8_t* out);

@@ -239,4 +239,61 @@ bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_
   return u >= end;
 }
 
+size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units) {
+  uint16_t* o = out;
+  size_t i = 0;
+  while (i < n) {
+#if defined(__SSE2__)
+    // Sixteen bytes a step, widened to units and stored whole; where the step holds a byte that is
+    // not plain ASCII (a signed compare below 0x20 also takes 0x80 and up) or a backslash, the
+    // units before it stand and the walk goes on from it (the rest of the store is overwritten).
+    const __m128i space = _mm_set1_epi8(0x20), backslash = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16, o += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi8(v, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 8), _mm_unpackhi_epi8(v, zero));
+      const int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, backslash)));
+      if (!hits) continue;
+      const size_t k = static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(hits)));
+      i += k;
+      o += k;
+      break;
+    }
+    if (i >= n) break;
+#endif
+    const uint8_t c = s[i];
+    if (c < 0x80 && c != '\\') {  // a raw control character (not JSON) is a unit too, as jsonStringUnits reads it
+      *o++ = c;
+      i++;
+      continue;
+    }
+    if (c == '\\') {
+      size_t len = 0;
+      const int v = escapeAt(s, i + 1, n, len);
+      if (v < 0) break;
+      *o++ = uint16_t(v);
+      i += len + 1;
+      continue;
+    }
+    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0 || n - i < len) break;
+    uint32_t cp = c & (0x7F >> len);
+    bool ok = true;
+    for (size_t k = 1; k < len && ok; k++) {
+      ok = (s[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if (!ok) break;
+    if (cp >= 0x10000) {
+      *o++ = uint16_t(0xD800 + ((cp - 0x10000) >> 10));
+      *o++ = uint16_t(0xDC00 + ((cp - 0x10000) & 0x3FF));
+    } else {
+      *o++ = uint16_t(cp);
+    }
+    i += len;
+  }
+  units = size_t(o - out);
+  return i;
+}
+
 }  // namespace midpack

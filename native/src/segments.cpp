@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace midpack {
 namespace {
@@ -86,9 +89,37 @@ uint64_t xxh64(const uint8_t* p, size_t len) {
 
 bool isTrimmedSpace(uint16_t c) { return trimmedSpace(c); }
 
+bool wellFormedUtf16(const uint16_t* t, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+#if defined(__SSE2__)
+    // Eight units at a time while none is a surrogate (0xD800-0xDFFF: its top five bits 11011).
+    for (; i + 8 <= n; i += 8) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(int16_t(0xF800))), _mm_set1_epi16(int16_t(0xD800))))) break;
+    }
+    if (i >= n) break;
+#endif
+    const uint16_t c = t[i];
+    if (c < 0xD800 || c > 0xDFFF) continue;
+    if (c <= 0xDBFF && i + 1 < n && t[i + 1] >= 0xDC00 && t[i + 1] <= 0xDFFF) i++;
+    else return false;
+  }
+  return true;
+}
+
 size_t utf8Of(const uint16_t* t, size_t from, size_t to, uint8_t* out) {
   uint8_t* o = out;
   for (size_t i = from; i < to; i++) {
+#if defined(__SSE2__)
+    // Eight ASCII units at a time, narrowed to their bytes (most lines are all ASCII): a unit
+    // under 0x80 has no bit of 0xFF80 set, and packus keeps such a unit's low byte.
+    for (; i + 8 <= to; i += 8, o += 8) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(int16_t(0xFF80))), _mm_setzero_si128())) != 0xFFFF) break;
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packus_epi16(v, v));
+    }
+    if (i >= to) break;
+#endif
     uint32_t c = t[i];
     if (c < 0x80) {
       *o++ = uint8_t(c);

@@ -163,6 +163,49 @@ static void testJsonStringUnits() {
   CHECK(!midpack::jsonStringUnits(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), at, unit, 0, 3, out), "an escape JSON does not allow");
 }
 
+// The one-pass paths against their definitions on random texts mixing the cases they take apart:
+// runs of ASCII longer and shorter than a 16-byte (8-unit) step, escapes, raw control bytes, UTF-8
+// of 2-4 bytes, lone and paired surrogates, bytes that are not JSON (the walk stops there).
+static void fuzzOnePass(std::mt19937_64& rng, size_t iterations) {
+  const char* pieces[] = {"a", "abcdefghijklmnopq", "xyz0123", "\\n", "\\\"", "\\u00e9", "\\ud83d", "\\ude00", "\x01", "\xC3\xA9",
+                          "\xE2\x82\xAC", "\xF0\x9F\x98\x80", " ", "\\t", "\\/"};
+  const char* bad[] = {"\\x", "\x80", "\xC3", "\\u12"};
+  for (size_t it = 0; it < iterations; it++) {
+    std::string lit;
+    for (size_t k = rng() % 40; k > 0; k--) lit += pieces[rng() % (sizeof pieces / sizeof pieces[0])];
+    if (rng() % 8 == 0) lit.insert(rng() % (lit.size() + 1), bad[rng() % (sizeof bad / sizeof bad[0])]);
+    const auto* s = reinterpret_cast<const uint8_t*>(lit.data());
+    std::vector<uint16_t> want;
+    size_t at = 0, unit = 0;
+    midpack::jsonStringUnits(s, lit.size(), at, unit, 0, SIZE_MAX, want);
+    std::vector<uint16_t> got(lit.size() + 1);
+    size_t units = 0;
+    const size_t read = midpack::jsonStringAllUnits(s, lit.size(), got.data(), units);
+    got.resize(units);
+    // jsonStringUnits leaves `at` where it was when it fails: both read the whole literal, or neither.
+    CHECK((read == lit.size()) == (at == lit.size()) && (read != lit.size() || got == want), "one pass over a literal of %zu bytes (read %zu, want %zu)", lit.size(), read, at);
+    // Surrogates: a scalar walk of the same units decides.
+    bool wellFormed = true;
+    for (size_t i = 0; i < want.size() && wellFormed; i++) {
+      const uint16_t c = want[i];
+      if (c < 0xD800 || c > 0xDFFF) continue;
+      if (c <= 0xDBFF && i + 1 < want.size() && want[i + 1] >= 0xDC00 && want[i + 1] <= 0xDFFF) i++;
+      else wellFormed = false;
+    }
+    CHECK(midpack::wellFormedUtf16(want.data(), want.size()) == wellFormed, "well-formed units (%zu)", want.size());
+    // UTF-8 of the units, eight ASCII at a time or one by one: the same bytes as a unit at a time.
+    std::vector<uint8_t> fast(3 * want.size() + 1), slow;
+    fast.resize(midpack::utf8Of(want.data(), 0, want.size(), fast.data()));
+    for (size_t i = 0; i < want.size(); i++) {
+      uint8_t b[8];
+      const size_t pair = want[i] >= 0xD800 && want[i] <= 0xDBFF && i + 1 < want.size() && want[i + 1] >= 0xDC00 && want[i + 1] <= 0xDFFF ? 2 : 1;
+      slow.insert(slow.end(), b, b + midpack::utf8Of(want.data(), i, i + pair, b));
+      i += pair - 1;
+    }
+    CHECK(fast == slow, "utf8Of of %zu units", want.size());
+  }
+}
+
 // The count table's loops against a std::map: random keys (few distinct low halves, so probes
 // collide and wrap), counted in calls that stop where the table must grow, grown by moveEntries,
 // listed by keyOrderRecords in key order with every count.
@@ -250,6 +293,7 @@ int main(int argc, char** argv) {
   testByHand();
   testJsonStringUnits();
   fuzz(rng, iterations);
+  fuzzOnePass(rng, 20 * iterations);
   testCountTable(rng, iterations / 10 + 1);
   testTableMemory();
   if (failures) return 1;
