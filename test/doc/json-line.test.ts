@@ -40,13 +40,15 @@ test("a document's JSONL line is docToJson's bytes and a newline: real files of 
 
 test('random texts of every kind of UTF-16 unit: quotes, backslashes, control characters, pairs and lone surrogates', () => {
   const rng = new Rng(7, 'json-line');
-  const pool = ['"', '\\', '/', '\b', '\f', '\n', '\r', '\t', '\u0000', '\u001b', '\u001f', ' ', 'a', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029', '\ufeff', '\uffff', '\ud83d\ude00', '\ud800', '\udbff', '\udc00', '\udfff'];
+  // Every control character, and runs of plain ASCII longer than the native writer's 16-byte steps.
+  const controls = Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c));
+  const pool = ['"', '\\', '/', ...controls, ' ', 'a', 'abcdefghijklmnopqrstuvwxyz0123', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029', '\ufeff', '\uffff', '\ud83d\ude00', '\ud800', '\udbff', '\udc00', '\udfff'];
   // Half the texts without lone surrogates (written natively), half with them (docToJson's string: \udxxx has no UTF-8).
   const paired = pool.filter((u) => u.length === 2 || !/[\ud800-\udfff]/.test(u));
   for (let round = 0; round < 2000; round++) {
     const from = round % 2 ? pool : paired;
     let text = '';
-    const n = rng.int(0, 40);
+    const n = rng.int(0, 60);
     for (let i = 0; i < n; i++) text += from[rng.int(0, from.length)];
     const doc: Doc = { id: `r${round}`, kind: 'text', source: 'fuzz', text, meta: {} };
     assert.deepEqual(lineOf(doc, 8), expected(doc), JSON.stringify(text));
