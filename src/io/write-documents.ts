@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import parquet from 'parquetjs-lite';
+import { createRequire } from 'node:module';
 import type { Doc } from '../doc/document.js';
 import { writeDocsJsonl } from './jsonl.js';
 
@@ -20,22 +20,23 @@ export function writeDocuments(path: string, docs: AsyncIterable<Doc>): Promise<
  * (hyparquet) read it; parquetjs-lite writes it (snappy pages, row groups of `ROW_GROUP_DOCS`
  * documents, so memory is bounded by that many documents).
  */
-const DOC_PARQUET_SCHEMA = new parquet.ParquetSchema({
-  id: { type: 'UTF8', compression: 'SNAPPY' },
-  kind: { type: 'UTF8', compression: 'SNAPPY' },
-  source: { type: 'UTF8', compression: 'SNAPPY' },
-  text: { type: 'UTF8', compression: 'SNAPPY' },
-  meta: { type: 'UTF8', compression: 'SNAPPY' },
-  loss_mask_spans: { type: 'UTF8', compression: 'SNAPPY' },
-  special_spans: { type: 'UTF8', compression: 'SNAPPY' },
-});
+const DOC_PARQUET_COLUMNS = ['id', 'kind', 'source', 'text', 'meta', 'loss_mask_spans', 'special_spans'];
+
+type Parquetjs = typeof import('parquetjs-lite');
+let parquetjs: Parquetjs | undefined;
+/** parquetjs-lite (CommonJS, about 250 KB with its Thrift code), loaded when a Parquet file is written, not by every command that can write one. */
+function parquetLib(): Parquetjs {
+  return (parquetjs ??= createRequire(import.meta.url)('parquetjs-lite') as Parquetjs);
+}
 
 const ROW_GROUP_DOCS = 256;
 
 export async function writeDocsParquet(path: string, docs: AsyncIterable<Doc>): Promise<number> {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
-  const writer = await parquet.ParquetWriter.openFile(DOC_PARQUET_SCHEMA, tmp, { rowGroupSize: ROW_GROUP_DOCS });
+  const parquet = parquetLib();
+  const schema = new parquet.ParquetSchema(Object.fromEntries(DOC_PARQUET_COLUMNS.map((c) => [c, { type: 'UTF8', compression: 'SNAPPY' }])));
+  const writer = await parquet.ParquetWriter.openFile(schema, tmp, { rowGroupSize: ROW_GROUP_DOCS });
   let n = 0;
   try {
     for await (const d of docs) {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Tiktoken } from 'tiktoken';
-import { Tokenizer } from '@huggingface/tokenizers';
+import { hfTokenizerClass } from './hf-tokenizers.js';
 import { BYTE_TO_CHAR, tiktokenRanks, tokenBytes, tokenCharRanges } from './byte-level.js';
 import { LongPieceBpe } from './long-bpe.js';
 import type { TokenBuffer } from './token-buffer.js';
@@ -412,7 +412,7 @@ export function vocabularyMemo(tables: FastTables, shared = false): PieceMemo {
  * its Unicode classes as the Rust reference's (referenceRegex).
  */
 function referencePattern(json: TokenizerJson): RegExp {
-  const tiny = new Tokenizer({ ...json, added_tokens: [], model: { type: 'BPE', vocab: {}, merges: [] } } as never, {} as never);
+  const tiny = new (hfTokenizerClass())({ ...json, added_tokens: [], model: { type: 'BPE', vocab: {}, merges: [] } } as never, {} as never);
   const pre = (tiny as unknown as { pre_tokenizer?: { tokenizers?: { pattern?: unknown }[] } }).pre_tokenizer;
   const pattern = pre?.tokenizers?.[0]?.pattern;
   if (!(pattern instanceof RegExp) || !pattern.global) throw new Error('fast tokenizer backend: the reference did not compile the Split regex');

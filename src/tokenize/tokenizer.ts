@@ -1,4 +1,5 @@
-import { Tokenizer } from '@huggingface/tokenizers';
+import type { Tokenizer } from '@huggingface/tokenizers';
+import { hfTokenizerClass } from './hf-tokenizers.js';
 import type { Doc, Span } from '../doc/document.js';
 import { SPECIAL } from '../doc/specials.js';
 import { FastBpe, vocabularyMemo } from './fast-bpe.js';
@@ -87,11 +88,11 @@ export class MidTokenizer {
     }
     this.nfc = normalizerIsNfc(parts.normalizer);
     // The reference tokenizers need the whole JSON: built on first use (the hf backend, decoding).
-    this.makeFull = () => new Tokenizer(prepared.json() as never, config as never);
+    this.makeFull = () => new (hfTokenizerClass())(prepared.json() as never, config as never);
     this.makePlain = () => {
       // NFC is applied before (referenceNfc): the library's own is V8's, on newer Unicode tables than the Rust reference's.
       const json = prepared.json();
-      const t = new Tokenizer({ ...json, added_tokens: [], normalizer: this.nfc ? null : json.normalizer } as never, config as never);
+      const t = new (hfTokenizerClass())({ ...json, added_tokens: [], normalizer: this.nfc ? null : json.normalizer } as never, config as never);
       memoize(t);
       useReferenceClasses(t);
       return t;
