@@ -702,6 +702,38 @@ Napi::Value JsonTextSlice(const Napi::CallbackInfo& info) {
 // UTF-16 copy the thread keeps, so the text is never a JS string; info[0] gets its length in
 // UTF-16 units, info[1] 1 when it is well-formed (no lone surrogate), else 0. Undefined when the
 // literal is not one jsonStringUnits reads: the caller parses the line then.
+// jsonTextString(line, from, to): the text the JSON string literal line[from, to) (quotes
+// included, as jsonAsciiText bounds it) stands for, as JSON.parse of the line decoded by a fatal
+// UTF-8 decoder gives it; undefined when that would fail or the literal is not one this reads
+// (the caller parses the line then). A tokenizer worker reads a document's text so without
+// decoding the whole line to a string and parsing it.
+Napi::Value JsonTextString(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsNumber() || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "jsonTextString(line: Uint8Array, from: number, to: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto line = info[0].As<Napi::Uint8Array>();
+  const double from = info[1].As<Napi::Number>().DoubleValue(), to = info[2].As<Napi::Number>().DoubleValue();
+  if (!(from >= 0 && to >= from + 2 && to <= double(line.ElementLength()))) return env.Undefined();
+  const uint8_t* literal = line.Data() + size_t(from) + 1;
+  const size_t n = size_t(to - from) - 2;
+  thread_local std::vector<uint16_t> text;
+  thread_local std::vector<char> narrow;
+  if (text.size() < n) text.resize(n);
+  size_t units = 0;
+  if (midpack::jsonStringAllUnits(literal, n, text.data(), units, true) != n) return env.Undefined();
+  // A text of Latin-1 units is made a one-byte string, as V8 makes one (half the memory, its faster paths).
+  const uint16_t* u = text.data();
+  if (!midpack::allLatin1(u, units)) return Napi::String::New(env, reinterpret_cast<const char16_t*>(u), units);
+  if (narrow.size() < units) narrow.resize(units);
+  char* b = narrow.data();
+  for (size_t i = 0; i < units; i++) b[i] = char(u[i]);
+  napi_value out;
+  if (napi_create_string_latin1(env, b, units, &out) != napi_ok) return env.Undefined();
+  return Napi::Value(env, out);
+}
+
 Napi::Value JsonTextSegments(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const bool specialsOk = info.Length() == 6 && (info[3].IsUndefined() || (info[3].IsTypedArray() && info[3].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array));
@@ -982,6 +1014,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("headerLanguage", Napi::Function::New(env, HeaderLanguage));
   exports.Set("jsonTextSlice", Napi::Function::New(env, JsonTextSlice));
   exports.Set("jsonTextSegments", Napi::Function::New(env, JsonTextSegments));
+  exports.Set("jsonTextString", Napi::Function::New(env, JsonTextString));
   exports.Set("countTableKeys", Napi::Function::New(env, CountTableKeys));
   exports.Set("countTableMove", Napi::Function::New(env, CountTableMove));
   exports.Set("countTableSorted", Napi::Function::New(env, CountTableInKeyOrder<midpack::sortedSlots>));

@@ -40,7 +40,10 @@ bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_
 // stands for at most one, four of UTF-8 for a surrogate pair's two), their count in `units`:
 // jsonStringUnits(s, n, at = 0, unit = 0, 0, SIZE_MAX, ...) in one pass without its window (a
 // masking pass reads each document's whole text so). Returns the bytes read: n, or where the
-// content stops being JSON this reads.
-size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units);
+// content stops being JSON this reads. `strict` also stops where JSON.parse of the line decoded
+// by a fatal UTF-8 decoder would fail: at a raw control character, and at UTF-8 such a decoder
+// refuses (an overlong form, a surrogate's code point, one past U+10FFFF); a \u escape of a lone
+// surrogate is read, as JSON.parse reads it.
+size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units, bool strict = false);
 
 }  // namespace midpack

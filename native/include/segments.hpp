@@ -18,6 +18,9 @@ uint64_t xxh64(const uint8_t* data, size_t len);
 // True for the UTF-16 units String.prototype.trim removes (WhiteSpace and LineTerminator).
 bool isTrimmedSpace(uint16_t c);
 
+// True when every unit of t[0, n) is below U+0100 (the text is Latin-1).
+bool allLatin1(const uint16_t* t, size_t n);
+
 // True when every surrogate of t[0, n) is in a high-low pair (String.prototype.isWellFormed).
 bool wellFormedUtf16(const uint16_t* t, size_t n);
 

@@ -239,7 +239,7 @@ bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_
   return u >= end;
 }
 
-size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units) {
+size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& units, bool strict) {
   uint16_t* o = out;
   size_t i = 0;
   while (i < n) {
@@ -263,6 +263,7 @@ size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& uni
 #endif
     const uint8_t c = s[i];
     if (c < 0x80 && c != '\\') {  // a raw control character (not JSON) is a unit too, as jsonStringUnits reads it
+      if (strict && c < 0x20) break;
       *o++ = c;
       i++;
       continue;
@@ -284,6 +285,8 @@ size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& uni
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
     if (!ok) break;
+    // What a fatal UTF-8 decoder refuses: an overlong form, a surrogate's code point, past U+10FFFF.
+    if (strict && (c >= 0xF5 || cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)) break;
     if (cp >= 0x10000) {
       *o++ = uint16_t(0xD800 + ((cp - 0x10000) >> 10));
       *o++ = uint16_t(0xDC00 + ((cp - 0x10000) & 0x3FF));

@@ -89,6 +89,19 @@ uint64_t xxh64(const uint8_t* p, size_t len) {
 
 bool isTrimmedSpace(uint16_t c) { return trimmedSpace(c); }
 
+bool allLatin1(const uint16_t* t, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  // Eight units a step, their bits ORed: a unit of U+0100 or more sets a bit of 0xFF00.
+  __m128i any = _mm_setzero_si128();
+  for (; i + 8 <= n; i += 8) any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i)));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(any, _mm_set1_epi16(int16_t(0xFF00))), _mm_setzero_si128())) != 0xFFFF) return false;
+#endif
+  uint16_t rest = 0;
+  for (; i < n; i++) rest |= t[i];
+  return rest < 0x100;
+}
+
 bool wellFormedUtf16(const uint16_t* t, size_t n) {
   for (size_t i = 0; i < n; i++) {
 #if defined(__SSE2__)

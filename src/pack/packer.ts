@@ -132,6 +132,8 @@ export interface NativeBinding {
   headerLanguage?(text: string): number;
   /** text.slice(start, end) of a JSON line's top-level string field `key`, without parsing the line, walked on from `cursor` (the line's own); undefined when it must be parsed (native/include/segments.hpp; src/stages/mask/segments.ts). */
   jsonTextSlice?(line: Uint8Array, key: string, start: number, end: number, cursor: Float64Array): string | undefined;
+  /** The text of the JSON string literal line[from, to) as JSON.parse of the line (decoded by a fatal UTF-8 decoder) gives it; undefined when that would fail or the line is to be parsed (native/include/json_text.hpp; src/tokenize/line-docs.ts). */
+  jsonTextString?(line: Uint8Array, from: number, to: number): string | undefined;
   /** lineSegments of the text of the JSON string literal line[from, to), its length and well-formedness in info[0], info[1]; undefined when the line must be parsed (src/job/mask-lines.ts). */
   jsonTextSegments?(line: Uint8Array, from: number, to: number, specials: Uint32Array | undefined, minChars: number, info: Float64Array): Uint32Array | undefined;
   /** Starts a program by posix_spawnp, without copying this process's memory (native/include/spawn_process.hpp; src/io/spawn-process.ts). */

@@ -44,13 +44,13 @@ export function docsOfLines(job: LineBatchJob, readLiterals = false): { records:
       const nl = bytes.indexOf(0x0a, at);
       const raw = job.bytes.subarray(at, nl);
       at = nl + 1;
-      const ascii = readLiterals ? asciiRecord(job, lineNo, raw, owns) : undefined;
-      if (ascii === null) continue; // another rank's line
-      if (ascii) {
+      const read = readLiterals ? literalRecord(job, lineNo, raw, owns) : undefined;
+      if (read === null) continue; // another rank's line
+      if (read) {
         records++;
-        outcomes.push({ doc: ascii.doc });
-        docs.push(ascii.doc);
-        literals[docs.length - 1] = ascii.literal;
+        outcomes.push({ doc: read.doc });
+        docs.push(read.doc);
+        if (read.literal) literals[docs.length - 1] = read.literal;
         continue;
       }
       const text = decodeLine(raw);
@@ -77,18 +77,23 @@ export function docsOfLines(job: LineBatchJob, readLiterals = false): { records:
 const bounds = new Float64Array(2);
 
 /**
- * A line whose text field is a JSON string of ASCII characters, read without making its text a
- * string: the rest of the line is parsed with the text's literal replaced by "x", and the
- * document keeps the literal's bytes (its text empty). Its record is the one docsOfLines reads
- * the usual way, since JSON.parse checks the rest of the line, the native reader the literal
- * (valid JSON, every character ASCII, so well-formed and unchanged by NFC), and a non-empty text
- * is never dropped. undefined when the line is to be read the usual way: no such field, an
- * empty text, any drop (its message is the usual one), a record with spans (placed on the text);
- * null for another rank's line.
+ * A line read around its text field's JSON string literal: the rest of the line is parsed with
+ * the literal replaced by "x", and the text is read from the literal's bytes by the native core.
+ * A text of ASCII characters without spans stays those bytes (the document keeps the literal, its
+ * text empty); any other text is made a string natively (jsonTextString: what JSON.parse of the
+ * decoded line gives, without decoding and parsing the whole line), and the document is read
+ * from the record as docsOfLines reads it. Its record is the one docsOfLines reads the usual way,
+ * since JSON.parse checks the rest of the line and the native reader the literal (valid JSON,
+ * valid UTF-8). undefined when the line is to be read the usual way: no such field, an empty
+ * text, any drop (its message is the usual one), a literal the native reader refuses; null for
+ * another rank's line.
  */
-function asciiRecord(job: LineBatchJob, lineNo: number, raw: Uint8Array, owns: ((key: string) => boolean) | undefined): { doc: Doc; literal: AsciiLiteral } | null | undefined {
-  const length = nativeBinding().jsonAsciiText(raw, job.textField ?? 'text', bounds);
-  if (length <= 0) return undefined;
+function literalRecord(job: LineBatchJob, lineNo: number, raw: Uint8Array, owns: ((key: string) => boolean) | undefined): { doc: Doc; literal?: AsciiLiteral } | null | undefined {
+  const native = nativeBinding();
+  const field = job.textField ?? 'text';
+  bounds.fill(-1);
+  const length = native.jsonAsciiText(raw, field, bounds);
+  if (length === 0 || bounds[0]! < 0) return undefined;
   const [from, to] = bounds as unknown as [number, number];
   const head = decodeLine(raw.subarray(0, from));
   const tail = decodeLine(raw.subarray(to));
@@ -96,8 +101,17 @@ function asciiRecord(job: LineBatchJob, lineNo: number, raw: Uint8Array, owns: (
   const r = jsonlLine(job.file, { lineNo, text: `${head}"x"${tail}`, bytes: raw.length }, owns);
   if (r === undefined) return null;
   if ('drop' in r) return undefined;
+  const spans = (r.value as { special_spans?: unknown; loss_mask_spans?: unknown } | null)?.special_spans !== undefined || (r.value as { loss_mask_spans?: unknown }).loss_mask_spans !== undefined;
+  if (length > 0 && !spans) {
+    const doc = rowToDoc(r.value, `${job.file}:${lineNo}`, job.file, job.textField);
+    if ('drop' in doc || doc.special_spans || doc.loss_mask_spans) return undefined;
+    doc.text = '';
+    return { doc, literal: { bytes: raw.subarray(from, to), length } };
+  }
+  const text = native.jsonTextString?.(raw, from, to);
+  if (text === undefined || typeof r.value !== 'object' || r.value === null) return undefined;
+  (r.value as Record<string, unknown>)[field] = text;
   const doc = rowToDoc(r.value, `${job.file}:${lineNo}`, job.file, job.textField);
-  if ('drop' in doc || doc.special_spans || doc.loss_mask_spans) return undefined;
-  doc.text = '';
-  return { doc, literal: { bytes: raw.subarray(from, to), length } };
+  if ('drop' in doc || untokenizable(doc)) return undefined;
+  return { doc };
 }
