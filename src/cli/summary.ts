@@ -1,12 +1,13 @@
 import type { Manifest } from '../job/pack-job.js';
 import type { ReportJson } from '../report/figures.js';
 import { formatPeaks } from '../core/phase-peaks.js';
+import { groupedNumber } from '../core/format.js';
 
 /** The one-screen summary at the end of a pack run. */
 export function formatSummary(out: string, m: Pick<Manifest, 'ledger' | 'balanced' | 'shards' | 'megatron'>, r: ReportJson): string {
   const p = r.packing;
   const pct = (x: number) => `${(x * 100).toFixed(4)}%`;
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = groupedNumber;
   const lines = [
     `midpack pack → ${out}`,
     `  records      ${n(m.ledger.records_in)} in, ${n(m.ledger.records_out)} packed${m.balanced ? ' (balanced)' : ' (NOT balanced)'}`,

@@ -1,5 +1,6 @@
 import { existsSync, openSync, readSync } from 'node:fs';
 import type { Doc } from '../doc/document.js';
+import { groupedNumber } from '../core/format.js';
 
 /**
  * Time per stage of `midpack run`, as datatrove's stats give it: wall time, CPU time, documents
@@ -167,7 +168,7 @@ export function startPhase(): { stop: (documents: number, bytes: number) => Stag
 
 /** One progress line for a finished stage (printed when stderr is not a terminal). */
 export function stageTimeLine(name: string, t: StageTime): string {
-  return `${name}: ${t.documents.toLocaleString('en-US')} documents, ${(t.bytes / 1e6).toFixed(1)} MB in ${t.wall_s.toFixed(1)} s (CPU ${t.cpu_s.toFixed(1)} s), ${t.docs_per_s.toFixed(0)} docs/s, ${t.mb_per_s.toFixed(2)} MB/s`;
+  return `${name}: ${groupedNumber(t.documents)} documents, ${(t.bytes / 1e6).toFixed(1)} MB in ${t.wall_s.toFixed(1)} s (CPU ${t.cpu_s.toFixed(1)} s), ${t.docs_per_s.toFixed(0)} docs/s, ${t.mb_per_s.toFixed(2)} MB/s`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../write/files.js';
 import { VERSION } from '../version.js';
 import type { GroupFigures, Histogram, ReportJson } from './figures.js';
 import { barChart, escapeHtml, table } from './html-parts.js';
+import { groupedNumber } from '../core/format.js';
 
 /** What report.html shows from the manifest (pack's, run's or merge's); every part optional. */
 export interface ReportManifest {
@@ -92,9 +93,7 @@ function commandLine(): string {
   return /cli[\\/]main\.js$/.test(script) ? `midpack ${sub ?? ''}`.trim() : `node ${script.split(/[\\/]/).pop()} (library call)`;
 }
 
-// A whole number's digits grouped by commas, as toLocaleString('en-US') writes it: that call
-// builds an ICU formatter each time, about 14 ms of a pack's tail for one report.
-const num = (x: number) => (Number.isSafeInteger(x) && !Object.is(x, -0) ? String(x).replace(/\B(?=(\d{3})+$)/g, ',') : x.toLocaleString('en-US'));
+const num = groupedNumber;
 const pct = (x: number, digits = 4) => `${(x * 100).toFixed(digits)}%`;
 
 function headerSection(m: ReportManifest, x: ReportExtras): string {

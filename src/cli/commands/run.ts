@@ -10,6 +10,7 @@ import { runPipeline, type RunPhase } from '../../job/run.js';
 import { resolveRankAt } from '../../core/ranks.js';
 import { printSummary } from '../summary.js';
 import { isRemote } from '../../io/remote.js';
+import { groupedNumber } from '../../core/format.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -68,7 +69,7 @@ export function register(program: Command): void {
           if (mix) {
             const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
             for (const [name, s] of Object.entries(mix.sources)) {
-              process.stderr.write(`  mixture      ${name}: target ${pct(s.target_share)}, achieved ${pct(s.achieved_share)} (${s.achieved_tokens.toLocaleString('en-US')} tokens of ${s.available_tokens.toLocaleString('en-US')} available, factor ${s.repeat_factor.toFixed(3)})${s.reason ? `: ${s.reason}` : ''}\n`);
+              process.stderr.write(`  mixture      ${name}: target ${pct(s.target_share)}, achieved ${pct(s.achieved_share)} (${groupedNumber(s.achieved_tokens)} tokens of ${groupedNumber(s.available_tokens)} available, factor ${s.repeat_factor.toFixed(3)})${s.reason ? `: ${s.reason}` : ''}\n`);
             }
             if (mix.blend) process.stderr.write(`  blend        ${r.out}/${mix.blend.file}: ${mix.blend.data_path}\n`);
           }
