@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
   testByHand();
   testJsonStringUnits();
   fuzz(rng, iterations);
-  fuzzOnePass(rng, 20 * iterations);
+  fuzzOnePass(rng, 2 * iterations);
   testCountTable(rng, iterations / 10 + 1);
   testTableMemory();
   if (failures) return 1;
