@@ -107,6 +107,23 @@ size_t nextSpecial(const uint8_t* s, size_t i, size_t n) {
   return i;
 }
 
+// The UTF-8 of one character at s[i] (its lead byte says how many bytes), as a code point in
+// `cp`: its length, or 0 when the bytes are not UTF-8 this reads. `strict` also refuses what a
+// fatal UTF-8 decoder refuses: a lead byte past 0xF4, an overlong form, a surrogate's code point,
+// one past U+10FFFF.
+size_t utf8At(const uint8_t* s, size_t i, size_t n, bool strict, uint32_t& cp) {
+  const uint8_t c = s[i];
+  const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+  if (len == 0 || n - i < len) return 0;
+  cp = c & (0x7F >> len);
+  for (size_t k = 1; k < len; k++) {
+    if ((s[i + k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i + k] & 0x3F);
+  }
+  if (strict && (c >= 0xF5 || cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)) return 0;
+  return len;
+}
+
 }  // namespace
 
 bool jsonStringField(const uint8_t* line, size_t n, std::string_view key, size_t& from, size_t& to) {
@@ -213,18 +230,13 @@ bool jsonStringUnits(const uint8_t* s, size_t n, size_t& at, size_t& unit, size_
       i += len + 1;
       continue;
     }
-    // UTF-8 of one character: its lead byte says how many bytes; four bytes stand for a surrogate pair.
-    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (len == 0 || n - i < len) {
+    // UTF-8 of one character; four bytes stand for a surrogate pair.
+    uint32_t cp = 0;
+    const size_t len = utf8At(s, i, n, false, cp);
+    if (len == 0) {
       ok = false;
       break;
     }
-    uint32_t cp = c & (0x7F >> len);
-    for (size_t k = 1; k < len && ok; k++) {
-      ok = (s[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (!ok) break;
     if (cp >= 0x10000) {
       emit(0xD800 + ((cp - 0x10000) >> 10));
       emit(0xDC00 + ((cp - 0x10000) & 0x3FF));
@@ -276,17 +288,9 @@ size_t jsonStringAllUnits(const uint8_t* s, size_t n, uint16_t* out, size_t& uni
       i += len + 1;
       continue;
     }
-    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (len == 0 || n - i < len) break;
-    uint32_t cp = c & (0x7F >> len);
-    bool ok = true;
-    for (size_t k = 1; k < len && ok; k++) {
-      ok = (s[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (!ok) break;
-    // What a fatal UTF-8 decoder refuses: an overlong form, a surrogate's code point, past U+10FFFF.
-    if (strict && (c >= 0xF5 || cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)) break;
+    uint32_t cp = 0;
+    const size_t len = utf8At(s, i, n, strict, cp);
+    if (len == 0) break;
     if (cp >= 0x10000) {
       *o++ = uint16_t(0xD800 + ((cp - 0x10000) >> 10));
       *o++ = uint16_t(0xDC00 + ((cp - 0x10000) & 0x3FF));

@@ -101,17 +101,18 @@ function literalRecord(job: LineBatchJob, lineNo: number, raw: Uint8Array, owns:
   const r = jsonlLine(job.file, { lineNo, text: `${head}"x"${tail}`, bytes: raw.length }, owns);
   if (r === undefined) return null;
   if ('drop' in r) return undefined;
-  const spans = (r.value as { special_spans?: unknown; loss_mask_spans?: unknown } | null)?.special_spans !== undefined || (r.value as { loss_mask_spans?: unknown }).loss_mask_spans !== undefined;
-  if (length > 0 && !spans) {
-    const doc = rowToDoc(r.value, `${job.file}:${lineNo}`, job.file, job.textField);
-    if ('drop' in doc || doc.special_spans || doc.loss_mask_spans) return undefined;
+  // An object: the native reader found the field at its top level.
+  const value = r.value as Record<string, unknown>;
+  if (length > 0 && value.special_spans === undefined && value.loss_mask_spans === undefined) {
+    const doc = rowToDoc(value, `${job.file}:${lineNo}`, job.file, job.textField);
+    if ('drop' in doc) return undefined;
     doc.text = '';
     return { doc, literal: { bytes: raw.subarray(from, to), length } };
   }
   const text = native.jsonTextString?.(raw, from, to);
-  if (text === undefined || typeof r.value !== 'object' || r.value === null) return undefined;
-  (r.value as Record<string, unknown>)[field] = text;
-  const doc = rowToDoc(r.value, `${job.file}:${lineNo}`, job.file, job.textField);
+  if (text === undefined) return undefined;
+  value[field] = text;
+  const doc = rowToDoc(value, `${job.file}:${lineNo}`, job.file, job.textField);
   if ('drop' in doc || untokenizable(doc)) return undefined;
   return { doc };
 }
